@@ -1,0 +1,119 @@
+package dev.onceonly.internal;
+
+import java.util.Arrays;
+
+/** A growable byte buffer that writes JSON strings as RFC 8785 wants them. Not thread-safe. */
+final class ByteSink {
+  private static final byte[] HEX =
+      "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  private byte[] bytes;
+  private int size;
+
+  ByteSink(int capacity) {
+    bytes = new byte[Math.max(16, capacity)];
+  }
+
+  int size() {
+    return size;
+  }
+
+  void truncate(int newSize) {
+    size = newSize;
+  }
+
+  byte[] copyRange(int from, int to) {
+    return Arrays.copyOfRange(bytes, from, to);
+  }
+
+  byte[] toByteArray() {
+    return Arrays.copyOf(bytes, size);
+  }
+
+  void write(byte b) {
+    ensure(1);
+    bytes[size++] = b;
+  }
+
+  void write(byte[] source, int from, int length) {
+    ensure(length);
+    System.arraycopy(source, from, bytes, size, length);
+    size += length;
+  }
+
+  void writeAscii(String ascii) {
+    int n = ascii.length();
+    ensure(n);
+    for (int i = 0; i < n; i++) {
+      bytes[size++] = (byte) ascii.charAt(i);
+    }
+  }
+
+  /**
+   * Writes a JSON string per RFC 8785 section 3.2.2.2: only {@code "}, {@code \} and C0 controls
+   * are escaped, with the short forms where JSON has them and a six-character escape with lowercase
+   * hex digits otherwise. The caller has already rejected lone surrogates.
+   */
+  void writeString(String s) {
+    int n = s.length();
+    ensure(n * 3 + 2);
+    byte[] b = bytes;
+    int p = size;
+    b[p++] = '"';
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        if (c >= 0x20 && c != '"' && c != '\\') {
+          b[p++] = (byte) c;
+        } else {
+          size = p;
+          ensure((n - i) * 3 + 8); // an escape takes 6 bytes where 3 were reserved
+          escape(c);
+          b = bytes;
+          p = size;
+        }
+      } else if (c < 0x800) {
+        b[p++] = (byte) (0xC0 | (c >> 6));
+        b[p++] = (byte) (0x80 | (c & 0x3F));
+      } else if (Character.isHighSurrogate(c)) {
+        int cp = Character.toCodePoint(c, s.charAt(++i));
+        b[p++] = (byte) (0xF0 | (cp >> 18));
+        b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+        b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+        b[p++] = (byte) (0x80 | (cp & 0x3F));
+      } else {
+        b[p++] = (byte) (0xE0 | (c >> 12));
+        b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+        b[p++] = (byte) (0x80 | (c & 0x3F));
+      }
+    }
+    b[p++] = '"';
+    size = p;
+  }
+
+  private void escape(char c) {
+    bytes[size++] = '\\';
+    switch (c) {
+      case '"' -> bytes[size++] = '"';
+      case '\\' -> bytes[size++] = '\\';
+      case '\b' -> bytes[size++] = 'b';
+      case '\f' -> bytes[size++] = 'f';
+      case '\n' -> bytes[size++] = 'n';
+      case '\r' -> bytes[size++] = 'r';
+      case '\t' -> bytes[size++] = 't';
+      default -> {
+        bytes[size++] = 'u';
+        bytes[size++] = '0';
+        bytes[size++] = '0';
+        bytes[size++] = HEX[c >> 4];
+        bytes[size++] = HEX[c & 0xF];
+      }
+    }
+  }
+
+  private void ensure(int extra) {
+    if (size + extra > bytes.length) {
+      bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + extra));
+    }
+  }
+}

@@ -1,0 +1,451 @@
+package dev.onceonly.internal;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onceonly.CanonicalizationException;
+import dev.onceonly.CanonicalizationException.Problem;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The RFC 8785 (JSON Canonicalization Scheme) engine behind {@code dev.onceonly.Canonicalizer}.
+ *
+ * <p>Text is tokenized by Jackson's streaming parser, which already refuses what JSON forbids (NaN,
+ * Infinity, bad tokens); this class adds the I-JSON checks (RFC 7493) that Jackson leaves open,
+ * then writes the canonical form: members sorted by UTF-16 code units (RFC 8785 section 3.2.3),
+ * ECMAScript numbers (3.2.2.3), minimal string escapes (3.2.2.2), UTF-8 output (3.2.4). Immutable
+ * and thread-safe.
+ */
+public final class Jcs {
+  private final int maxInputBytes;
+  private final int maxDepth;
+  private final int maxStringLength;
+  private final JsonFactory factory;
+
+  /**
+   * Creates an engine with the given limits.
+   *
+   * @param maxInputBytes largest accepted input, and largest canonical output, in bytes
+   * @param maxDepth deepest accepted nesting of arrays and objects
+   * @param maxStringLength longest accepted string or member name, in UTF-16 code units
+   */
+  public Jcs(int maxInputBytes, int maxDepth, int maxStringLength) {
+    this.maxInputBytes = maxInputBytes;
+    this.maxDepth = maxDepth;
+    this.maxStringLength = maxStringLength;
+    StreamReadConstraints constraints =
+        StreamReadConstraints.builder()
+            .maxNestingDepth(maxDepth + 1)
+            .maxStringLength(Math.max(maxStringLength + 1, 1024))
+            .maxNumberLength(Math.max(1000, maxStringLength))
+            .build();
+    this.factory =
+        JsonFactory.builder()
+            .streamReadConstraints(constraints)
+            .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
+            .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
+            .build();
+  }
+
+  /** Canonicalizes UTF-8 JSON text. */
+  public byte[] canonicalize(byte[] utf8) {
+    checkInputSize(utf8.length);
+    return canonicalize(decodeStrictly(utf8), false);
+  }
+
+  /** Canonicalizes JSON text. */
+  public byte[] canonicalize(String json) {
+    return canonicalize(json, true);
+  }
+
+  private byte[] canonicalize(String json, boolean checkSize) {
+    if (checkSize && json.length() > maxInputBytes) {
+      checkInputSize(StandardCharsets.UTF_8.encode(CharBuffer.wrap(json)).remaining());
+    }
+    ByteSink out = new ByteSink(json.length());
+    try (JsonParser parser = factory.createParser(json)) {
+      JsonToken first = parser.nextToken();
+      if (first == null) {
+        throw new CanonicalizationException(Problem.EMPTY, "no JSON value in input", "");
+      }
+      new TextWriter(parser, out).value(first, 1);
+      if (parser.nextToken() != null) {
+        throw new CanonicalizationException(
+            Problem.TRAILING_DATA, "more input after the JSON value", at(parser));
+      }
+    } catch (StreamConstraintsException e) {
+      throw new CanonicalizationException(Problem.TOO_LARGE, e.getOriginalMessage(), "");
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new CanonicalizationException(
+          Problem.SYNTAX, e.getOriginalMessage(), describe(e.getLocation()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // reading from a String cannot fail this way
+    }
+    return checkOutput(out);
+  }
+
+  /** Canonicalizes a Jackson tree. */
+  public byte[] canonicalize(JsonNode tree) {
+    ByteSink out = new ByteSink(256);
+    new TreeWriter(out).value(tree, 1, new StringBuilder());
+    return checkOutput(out);
+  }
+
+  /**
+   * Canonicalizes {@code {"arguments": arguments, "operation": operation}} without building it.
+   * "arguments" sorts before "operation", so the members are written in that order.
+   */
+  public byte[] canonicalizeIntent(String operation, JsonNode arguments) {
+    if (badString(operation)) {
+      throw stringError(operation, "operation");
+    }
+    ByteSink out = new ByteSink(256);
+    out.writeAscii("{\"arguments\":");
+    new TreeWriter(out).value(arguments, 2, new StringBuilder("/arguments"));
+    out.writeAscii(",\"operation\":");
+    out.writeString(operation);
+    out.write((byte) '}');
+    return checkOutput(out);
+  }
+
+  private byte[] checkOutput(ByteSink out) {
+    if (out.size() > maxInputBytes) {
+      throw new CanonicalizationException(
+          Problem.TOO_LARGE, "canonical form has more than " + maxInputBytes + " bytes", "");
+    }
+    return out.toByteArray();
+  }
+
+  private void checkInputSize(int bytes) {
+    if (bytes > maxInputBytes) {
+      throw new CanonicalizationException(
+          Problem.TOO_LARGE, "input of " + bytes + " bytes exceeds " + maxInputBytes, "");
+    }
+  }
+
+  private static String decodeStrictly(byte[] utf8) {
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(utf8);
+    CharBuffer chars = CharBuffer.allocate(utf8.length);
+    CoderResult result = decoder.decode(in, chars, true);
+    if (result.isError()) {
+      throw new CanonicalizationException(
+          Problem.INVALID_UTF8,
+          "malformed UTF-8 sequence of " + result.length() + " byte(s)",
+          "byte offset " + in.position());
+    }
+    try {
+      result = decoder.flush(chars);
+      if (result.isError()) {
+        result.throwException();
+      }
+    } catch (CharacterCodingException e) {
+      throw new CanonicalizationException(
+          Problem.INVALID_UTF8, "truncated UTF-8 sequence", "byte offset " + in.position());
+    }
+    chars.flip();
+    return chars.toString();
+  }
+
+  /** The cheap test; the exception and its position are only built when it fails. */
+  private boolean badString(String s) {
+    return s.length() > maxStringLength || loneSurrogate(s) >= 0;
+  }
+
+  private CanonicalizationException stringError(String s, String position) {
+    if (s.length() > maxStringLength) {
+      return new CanonicalizationException(
+          Problem.STRING_TOO_LONG,
+          "string of " + s.length() + " chars exceeds " + maxStringLength,
+          position);
+    }
+    return new CanonicalizationException(
+        Problem.LONE_SURROGATE,
+        String.format(
+            Locale.ROOT, "unpaired surrogate U+%04X in string", (int) s.charAt(loneSurrogate(s))),
+        position);
+  }
+
+  /** Returns the index of the first unpaired surrogate, or -1. */
+  static int loneSurrogate(String s) {
+    int n = s.length();
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c)
+            && i + 1 < n
+            && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+        } else {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
+
+  private static CanonicalizationException numberError(String text, String position) {
+    return new CanonicalizationException(
+        Problem.NUMBER_OUT_OF_RANGE,
+        "number " + abbreviate(text) + " is not a finite double",
+        position);
+  }
+
+  private CanonicalizationException depthError(String position) {
+    return new CanonicalizationException(
+        Problem.TOO_DEEP, "nesting deeper than " + maxDepth, position);
+  }
+
+  private static String abbreviate(String text) {
+    return text.length() <= 40 ? text : text.substring(0, 37) + "...";
+  }
+
+  private static String at(JsonParser parser) {
+    return describe(parser.currentTokenLocation());
+  }
+
+  private static String describe(JsonLocation location) {
+    if (location == null) {
+      return "";
+    }
+    return String.format(
+        Locale.ROOT,
+        "line %d, column %d (char offset %d)",
+        location.getLineNr(),
+        location.getColumnNr(),
+        location.getCharOffset());
+  }
+
+  /**
+   * A member waiting to be sorted: its name, where its value's bytes lie in the sink, and where it
+   * was read (a JsonLocation for text, null for trees, which cannot hold duplicate names).
+   */
+  private record Member(String name, int start, int end, JsonLocation location) {}
+
+  /** Sorts members by UTF-16 code units and writes them; reports the first duplicate name. */
+  private static void writeObject(ByteSink out, int objectStart, List<Member> members) {
+    Member[] sorted = members.toArray(new Member[0]);
+    Arrays.sort(
+        sorted, (a, b) -> a.name.compareTo(b.name)); // String order is UTF-16 code unit order
+    for (int i = 1; i < sorted.length; i++) {
+      if (sorted[i].name.equals(sorted[i - 1].name)) {
+        Member later = sorted[i].start > sorted[i - 1].start ? sorted[i] : sorted[i - 1];
+        throw new CanonicalizationException(
+            Problem.DUPLICATE_NAME,
+            "member name \"" + abbreviate(later.name) + "\" repeated",
+            describe(later.location));
+      }
+    }
+    byte[] values = out.copyRange(objectStart, out.size());
+    out.truncate(objectStart);
+    out.write((byte) '{');
+    for (int i = 0; i < sorted.length; i++) {
+      if (i > 0) {
+        out.write((byte) ',');
+      }
+      Member m = sorted[i];
+      out.writeString(m.name);
+      out.write((byte) ':');
+      out.write(values, m.start - objectStart, m.end - m.start);
+    }
+    out.write((byte) '}');
+  }
+
+  /** Writes one value read from a streaming parser. */
+  private final class TextWriter {
+    private final JsonParser parser;
+    private final ByteSink out;
+
+    TextWriter(JsonParser parser, ByteSink out) {
+      this.parser = parser;
+      this.out = out;
+    }
+
+    void value(JsonToken token, int depth) throws IOException {
+      switch (token) {
+        case START_OBJECT -> object(depth);
+        case START_ARRAY -> array(depth);
+        case VALUE_STRING -> string(parser.getText());
+        case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> number(token);
+        case VALUE_TRUE -> out.writeAscii("true");
+        case VALUE_FALSE -> out.writeAscii("false");
+        case VALUE_NULL -> out.writeAscii("null");
+        default ->
+            throw new CanonicalizationException(
+                Problem.SYNTAX, "unexpected token " + token, at(parser));
+      }
+    }
+
+    private void string(String s) {
+      if (badString(s)) {
+        throw stringError(s, at(parser));
+      }
+      out.writeString(s);
+    }
+
+    private void number(JsonToken token) throws IOException {
+      if (token == JsonToken.VALUE_NUMBER_INT
+          && parser.getNumberType() == JsonParser.NumberType.INT) {
+        out.writeAscii(Integer.toString(parser.getIntValue()));
+        return;
+      }
+      String text = parser.getText();
+      double value = Double.parseDouble(text); // correctly rounded; JSON numbers are a subset
+      if (!Double.isFinite(value)) {
+        throw numberError(text, at(parser));
+      }
+      out.writeAscii(EcmaNumbers.toString(value));
+    }
+
+    private void array(int depth) throws IOException {
+      if (depth > maxDepth) {
+        throw depthError(at(parser));
+      }
+      out.write((byte) '[');
+      JsonToken token = parser.nextToken();
+      for (boolean first = true; token != JsonToken.END_ARRAY; token = parser.nextToken()) {
+        if (!first) {
+          out.write((byte) ',');
+        }
+        first = false;
+        value(token, depth + 1);
+      }
+      out.write((byte) ']');
+    }
+
+    private void object(int depth) throws IOException {
+      if (depth > maxDepth) {
+        throw depthError(at(parser));
+      }
+      int start = out.size();
+      List<Member> members = new ArrayList<>();
+      for (JsonToken token = parser.nextToken();
+          token != JsonToken.END_OBJECT;
+          token = parser.nextToken()) {
+        String name = parser.currentName();
+        JsonLocation location = parser.currentTokenLocation();
+        if (badString(name)) {
+          throw stringError(name, describe(location));
+        }
+        int valueStart = out.size();
+        value(parser.nextToken(), depth + 1);
+        members.add(new Member(name, valueStart, out.size(), location));
+      }
+      writeObject(out, start, members);
+    }
+  }
+
+  /** Writes one value of a Jackson tree; positions are JSON Pointers. */
+  private final class TreeWriter {
+    private final ByteSink out;
+
+    TreeWriter(ByteSink out) {
+      this.out = out;
+    }
+
+    void value(JsonNode node, int depth, StringBuilder path) {
+      if (node == null) {
+        throw new CanonicalizationException(
+            Problem.UNSUPPORTED_VALUE, "missing value (Java null)", pointer(path));
+      }
+      switch (node.getNodeType()) {
+        case OBJECT -> object(node, depth, path);
+        case ARRAY -> array(node, depth, path);
+        case STRING -> {
+          if (badString(node.textValue())) {
+            throw stringError(node.textValue(), pointer(path));
+          }
+          out.writeString(node.textValue());
+        }
+        case NUMBER -> number(node, path);
+        case BOOLEAN -> out.writeAscii(node.booleanValue() ? "true" : "false");
+        case NULL -> out.writeAscii("null");
+        default ->
+            throw new CanonicalizationException(
+                Problem.UNSUPPORTED_VALUE,
+                node.getNodeType() + " node has no JSON form",
+                pointer(path));
+      }
+    }
+
+    private void number(JsonNode node, StringBuilder path) {
+      if (node.canConvertToInt() && node.isIntegralNumber()) {
+        out.writeAscii(Integer.toString(node.intValue()));
+        return;
+      }
+      double value = node.doubleValue();
+      if (!Double.isFinite(value)) {
+        throw numberError(node.asText(), pointer(path));
+      }
+      out.writeAscii(EcmaNumbers.toString(value));
+    }
+
+    private void array(JsonNode node, int depth, StringBuilder path) {
+      if (depth > maxDepth) {
+        throw depthError(pointer(path));
+      }
+      out.write((byte) '[');
+      int mark = path.length();
+      for (int i = 0; i < node.size(); i++) {
+        if (i > 0) {
+          out.write((byte) ',');
+        }
+        path.append('/').append(i);
+        value(node.get(i), depth + 1, path);
+        path.setLength(mark);
+      }
+      out.write((byte) ']');
+    }
+
+    private void object(JsonNode node, int depth, StringBuilder path) {
+      if (depth > maxDepth) {
+        throw depthError(pointer(path));
+      }
+      int start = out.size();
+      int mark = path.length();
+      List<Member> members = new ArrayList<>(node.size());
+      for (Map.Entry<String, JsonNode> field : node.properties()) {
+        path.append('/').append(escapePointer(field.getKey()));
+        if (badString(field.getKey())) {
+          throw stringError(field.getKey(), pointer(path));
+        }
+        int valueStart = out.size();
+        value(field.getValue(), depth + 1, path);
+        members.add(new Member(field.getKey(), valueStart, out.size(), null));
+        path.setLength(mark);
+      }
+      writeObject(out, start, members);
+    }
+  }
+
+  private static String pointer(StringBuilder path) {
+    return path.length() == 0 ? "/" : path.toString();
+  }
+
+  /** RFC 6901 section 3: "~" becomes "~0" and "/" becomes "~1". */
+  private static String escapePointer(String name) {
+    return name.replace("~", "~0").replace("/", "~1");
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * OnceOnly: make a business effect happen exactly once per intent.
+ *
+ * <p>The root package holds the public API; {@code dev.onceonly.internal} is not exported.
+ */
+module dev.onceonly {
+  requires transitive java.sql;
+  requires transitive com.fasterxml.jackson.databind;
+  requires com.fasterxml.jackson.core;
+
+  exports dev.onceonly;
+}
