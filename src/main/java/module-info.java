@@ -7,6 +7,8 @@ module dev.onceonly {
   requires transitive java.sql;
   requires transitive com.fasterxml.jackson.databind;
   requires com.fasterxml.jackson.core;
+  requires org.xerial.sqlitejdbc;
 
   exports dev.onceonly;
+  exports dev.onceonly.sql;
 }

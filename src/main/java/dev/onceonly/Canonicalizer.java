@@ -1,11 +1,9 @@
 package dev.onceonly;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onceonly.internal.Fingerprints;
 import dev.onceonly.internal.Jcs;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -39,7 +37,6 @@ public final class Canonicalizer {
   public static final int DEFAULT_MAX_STRING_LENGTH = 65_536;
 
   private static final Canonicalizer DEFAULTS = builder().build();
-  private static final HexFormat HEX = HexFormat.of();
 
   private final int maxInputBytes;
   private final int maxDepth;
@@ -130,8 +127,7 @@ public final class Canonicalizer {
    */
   public Fingerprint fingerprint(String operation, JsonNode arguments) {
     Objects.requireNonNull(operation, "operation");
-    Objects.requireNonNull(arguments, "arguments");
-    return digest(jcs.canonicalizeIntent(operation, arguments));
+    return Fingerprints.of(operation, canonicalize(arguments));
   }
 
   /**
@@ -144,37 +140,7 @@ public final class Canonicalizer {
    */
   public Fingerprint fingerprint(String operation, String argumentsJson) {
     Objects.requireNonNull(operation, "operation");
-    byte[] arguments = canonicalize(argumentsJson);
-    byte[] name = jcs.canonicalize(jsonString(operation));
-    MessageDigest sha = sha256();
-    sha.update(ARGUMENTS_PREFIX);
-    sha.update(arguments);
-    sha.update(OPERATION_INFIX);
-    sha.update(name);
-    sha.update((byte) '}');
-    return new Fingerprint(Fingerprint.JCS_SHA256, HEX.formatHex(sha.digest()));
-  }
-
-  private static final byte[] ARGUMENTS_PREFIX =
-      "{\"arguments\":".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] OPERATION_INFIX =
-      ",\"operation\":".getBytes(StandardCharsets.US_ASCII);
-
-  private static String jsonString(String s) {
-    return com.fasterxml.jackson.databind.node.TextNode.valueOf(s).toString();
-  }
-
-  /** Returns the fingerprint of bytes that are already the canonical intent document. */
-  private static Fingerprint digest(byte[] canonicalIntent) {
-    return new Fingerprint(Fingerprint.JCS_SHA256, HEX.formatHex(sha256().digest(canonicalIntent)));
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform must provide SHA-256", e);
-    }
+    return Fingerprints.of(operation, canonicalize(argumentsJson));
   }
 
   /** Returns the maximum input size in bytes. */

@@ -1,0 +1,444 @@
+package dev.onceonly;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceonly.internal.Core;
+import dev.onceonly.internal.DataSourceDatabase;
+import dev.onceonly.internal.Database;
+import dev.onceonly.internal.Migrator;
+import dev.onceonly.internal.Requests;
+import dev.onceonly.internal.SingleConnectionDatabase;
+import dev.onceonly.internal.SqlIntentStore;
+import dev.onceonly.internal.SqlReceiptStore;
+import dev.onceonly.internal.SqlRejectionStore;
+import dev.onceonly.sql.Dialect;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * The entry point: opens a store, applies its schema migrations and hands out the {@link
+ * IntentStore}, {@link ReceiptStore} and {@link RejectionStore} that share it.
+ *
+ * <pre>{@code
+ * try (OnceOnly once = OnceOnly.openSqlite(Path.of("app.db"))) {
+ *   Outcome<Ticket> outcome = once.receipts().execute(
+ *       IntentKey.of(userId, requestKey), "create_ticket", Map.of("subject", subject),
+ *       Ticket.class, tx -> tickets.insert(tx, subject));
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe; open one per database and share it. Closing it closes the connections it opened
+ * itself, never a caller's {@link DataSource} or {@link Connection}.
+ */
+public final class OnceOnly implements AutoCloseable {
+  /** Default table prefix. */
+  public static final String DEFAULT_TABLE_PREFIX = "onceonly_";
+
+  /** Default pattern for scopes: 1 to 128 of letters, digits and {@code . _ : @ -}. */
+  public static final String DEFAULT_SCOPE_PATTERN = "[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}";
+
+  /** Default pattern for keys: 1 to 128 of letters, digits and {@code . _ : -}. */
+  public static final String DEFAULT_KEY_PATTERN = "[A-Za-z0-9][A-Za-z0-9._:-]{0,127}";
+
+  private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,30}");
+
+  private final Database database;
+  private final SqlIntentStore intents;
+  private final SqlReceiptStore receipts;
+  private final SqlRejectionStore rejections;
+
+  private OnceOnly(Database database, Core core) {
+    this.database = database;
+    this.intents = new SqlIntentStore(core);
+    this.receipts = new SqlReceiptStore(core, intents);
+    this.rejections = new SqlRejectionStore(core);
+  }
+
+  /**
+   * Opens (creating if needed) an embedded SQLite store with the default settings.
+   *
+   * @param file the database file; its folder must exist and be on a local file system
+   * @return the open store, migrated to the current schema
+   * @throws StoreException if the file cannot be opened or migrated
+   */
+  public static OnceOnly openSqlite(Path file) {
+    return builder().sqlite(file).build();
+  }
+
+  /** Returns a builder with the default settings. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Returns the intent store. */
+  public IntentStore intents() {
+    return intents;
+  }
+
+  /** Returns the receipt store. */
+  public ReceiptStore receipts() {
+    return receipts;
+  }
+
+  /** Returns the rejection store. */
+  public RejectionStore rejections() {
+    return rejections;
+  }
+
+  /** Returns the dialect in use. */
+  public Dialect dialect() {
+    return database.dialect();
+  }
+
+  /** Closes the connections this instance opened; a caller's data source stays open. */
+  @Override
+  public void close() {
+    database.close();
+  }
+
+  /** SQLite's {@code synchronous} setting for files this library opens. */
+  public enum Synchronous {
+    /** Every commit is durable when it returns, even after power loss. The default. */
+    FULL,
+    /**
+     * In WAL mode, a commit survives a crash of the process but the last ones may be lost on power
+     * loss or an operating system crash. Faster; choose it knowingly.
+     */
+    NORMAL
+  }
+
+  /** Configures and opens a {@link OnceOnly}. Not thread-safe. */
+  public static final class Builder {
+    private Path sqliteFile;
+    private DataSource dataSource;
+    private Connection connection;
+    private Dialect dialect;
+    private String tablePrefix = DEFAULT_TABLE_PREFIX;
+    private InstantSource clock = InstantSource.system();
+    private Canonicalizer canonicalizer = Canonicalizer.defaults();
+    private ObjectMapper mapper;
+    private Duration resultRetention = Duration.ofDays(30);
+    private Duration tombstoneRetention = Duration.ofDays(365);
+    private String scopePattern = DEFAULT_SCOPE_PATTERN;
+    private String keyPattern = DEFAULT_KEY_PATTERN;
+    private final Map<String, ArgumentsValidator> validators = new HashMap<>();
+    private int rejectionReasonChars = 300;
+    private int rejectionBodyBytes = 8192;
+    private Duration busyTimeout = Duration.ofSeconds(5);
+    private Synchronous synchronous = Synchronous.FULL;
+
+    private Builder() {}
+
+    /**
+     * Stores in an embedded SQLite file, opened by this library in WAL mode with {@code
+     * busy_timeout} and {@link #synchronous}. Never put it on a network file system.
+     *
+     * @param file the database file (created if missing)
+     * @return this builder
+     */
+    public Builder sqlite(Path file) {
+      this.sqliteFile = Objects.requireNonNull(file, "file");
+      return this;
+    }
+
+    /**
+     * Stores through a caller's data source (a pool, usually), one connection per step. The dialect
+     * is detected from the first connection unless set.
+     *
+     * @param dataSource the data source; not closed by {@link OnceOnly#close()}
+     * @return this builder
+     */
+    public Builder dataSource(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      return this;
+    }
+
+    /**
+     * Stores through one caller's connection, used by one step at a time.
+     *
+     * @param connection the connection; not closed by {@link OnceOnly#close()}
+     * @return this builder
+     */
+    public Builder connection(Connection connection) {
+      this.connection = Objects.requireNonNull(connection, "connection");
+      return this;
+    }
+
+    /**
+     * Sets the dialect instead of detecting it from the connection's metadata.
+     *
+     * @param dialect the dialect
+     * @return this builder
+     */
+    public Builder dialect(Dialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      return this;
+    }
+
+    /**
+     * Sets the prefix of every table name. Default {@code onceonly_}.
+     *
+     * @param prefix 1 to 31 of lowercase letters, digits and underscores, starting with a letter
+     * @return this builder
+     * @throws IllegalArgumentException if the prefix is not of that form
+     */
+    public Builder tablePrefix(String prefix) {
+      Objects.requireNonNull(prefix, "prefix");
+      if (!PREFIX.matcher(prefix).matches()) {
+        throw new IllegalArgumentException("tablePrefix must match " + PREFIX + ": " + prefix);
+      }
+      this.tablePrefix = prefix;
+      return this;
+    }
+
+    /**
+     * Sets the clock for receipts, retention and leases. Default the system clock.
+     *
+     * @param clock the clock
+     * @return this builder
+     */
+    public Builder clock(InstantSource clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Sets the canonicalizer, whose limits bound every payload. Default {@link
+     * Canonicalizer#defaults()} (1 MiB).
+     *
+     * @param canonicalizer the canonicalizer
+     * @return this builder
+     */
+    public Builder canonicalizer(Canonicalizer canonicalizer) {
+      this.canonicalizer = Objects.requireNonNull(canonicalizer, "canonicalizer");
+      return this;
+    }
+
+    /**
+     * Sets the Jackson mapper for arguments and results. Default a plain {@link ObjectMapper}.
+     *
+     * @param mapper the mapper
+     * @return this builder
+     */
+    public Builder objectMapper(ObjectMapper mapper) {
+      this.mapper = Objects.requireNonNull(mapper, "mapper");
+      return this;
+    }
+
+    /**
+     * Sets how long a receipt's result is returned to repeated requests. Default 30 days.
+     *
+     * @param retention a positive duration
+     * @return this builder
+     */
+    public Builder resultRetention(Duration retention) {
+      this.resultRetention = positive(retention, "resultRetention");
+      return this;
+    }
+
+    /**
+     * Sets how much longer, after the result expired, the fingerprint is kept so that reuse of the
+     * key is reported as {@link Outcome.Expired} instead of running again. Default 365 days; zero
+     * turns tombstones off.
+     *
+     * @param retention zero or a positive duration
+     * @return this builder
+     */
+    public Builder tombstoneRetention(Duration retention) {
+      Objects.requireNonNull(retention, "tombstoneRetention");
+      if (retention.isNegative()) {
+        throw new IllegalArgumentException("tombstoneRetention must be >= 0");
+      }
+      this.tombstoneRetention = retention;
+      return this;
+    }
+
+    /**
+     * Sets the pattern every scope must match entirely. Default {@link #DEFAULT_SCOPE_PATTERN}.
+     *
+     * @param regex a regular expression
+     * @return this builder
+     */
+    public Builder scopePattern(String regex) {
+      this.scopePattern = Pattern.compile(regex).pattern();
+      return this;
+    }
+
+    /**
+     * Sets the pattern every key must match entirely. Default {@link #DEFAULT_KEY_PATTERN}.
+     *
+     * @param regex a regular expression
+     * @return this builder
+     */
+    public Builder keyPattern(String regex) {
+      this.keyPattern = Pattern.compile(regex).pattern();
+      return this;
+    }
+
+    /**
+     * Checks the arguments of one operation before anything is written.
+     *
+     * @param operation the operation's name
+     * @param validator the check
+     * @return this builder
+     */
+    public Builder validator(String operation, ArgumentsValidator validator) {
+      validators.put(
+          Objects.requireNonNull(operation, "operation"),
+          Objects.requireNonNull(validator, "validator"));
+      return this;
+    }
+
+    /**
+     * Sets the bound on a rejection's reason, in characters. Default 300.
+     *
+     * @param chars at least 16
+     * @return this builder
+     */
+    public Builder rejectionReasonChars(int chars) {
+      if (chars < 16) {
+        throw new IllegalArgumentException("rejectionReasonChars must be >= 16");
+      }
+      this.rejectionReasonChars = chars;
+      return this;
+    }
+
+    /**
+     * Sets the bound on a rejection's body excerpt, in UTF-8 bytes. Default 8,192.
+     *
+     * @param bytes at least 0
+     * @return this builder
+     */
+    public Builder rejectionBodyBytes(int bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("rejectionBodyBytes must be >= 0");
+      }
+      this.rejectionBodyBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Sets how long a SQLite file this library opens waits for another process's lock. Default 5
+     * seconds.
+     *
+     * @param timeout a positive duration
+     * @return this builder
+     */
+    public Builder busyTimeout(Duration timeout) {
+      this.busyTimeout = positive(timeout, "busyTimeout");
+      return this;
+    }
+
+    /**
+     * Sets SQLite's {@code synchronous} for files this library opens. Default {@link
+     * Synchronous#FULL}.
+     *
+     * @param synchronous the setting
+     * @return this builder
+     */
+    public Builder synchronous(Synchronous synchronous) {
+      this.synchronous = Objects.requireNonNull(synchronous, "synchronous");
+      return this;
+    }
+
+    /**
+     * Opens the store and applies the schema migrations.
+     *
+     * @return the open store
+     * @throws IllegalStateException unless exactly one of sqlite, dataSource or connection is set
+     * @throws StoreException if the database cannot be opened or migrated
+     */
+    public OnceOnly build() {
+      Database database = openDatabase();
+      try {
+        new Migrator(database, tablePrefix, clock).migrate();
+        return new OnceOnly(database, core(database));
+      } catch (RuntimeException e) {
+        database.close();
+        throw e;
+      }
+    }
+
+    private Core core(Database database) {
+      ObjectMapper m = mapper != null ? mapper : new ObjectMapper();
+      Requests requests =
+          new Requests(
+              Pattern.compile(scopePattern),
+              Pattern.compile(keyPattern),
+              canonicalizer,
+              m,
+              validators);
+      return new Core(
+          database,
+          requests,
+          clock,
+          m,
+          resultRetention,
+          tombstoneRetention,
+          rejectionReasonChars,
+          rejectionBodyBytes,
+          new Core.Sql(tablePrefix));
+    }
+
+    private Database openDatabase() {
+      int sources =
+          (sqliteFile != null ? 1 : 0)
+              + (dataSource != null ? 1 : 0)
+              + (connection != null ? 1 : 0);
+      if (sources != 1) {
+        throw new IllegalStateException("set exactly one of sqlite, dataSource or connection");
+      }
+      if (sqliteFile != null) {
+        return new SingleConnectionDatabase(Dialect.SQLITE, this::openSqliteFile, true);
+      }
+      if (connection != null) {
+        Connection c = connection;
+        return new SingleConnectionDatabase(detect(c), () -> c, false);
+      }
+      try (Connection c = dataSource.getConnection()) {
+        return new DataSourceDatabase(detect(c), dataSource);
+      } catch (SQLException e) {
+        throw new StoreException("cannot connect to the data source", "unknown", e);
+      }
+    }
+
+    private Dialect detect(Connection c) {
+      if (dialect != null) {
+        return dialect;
+      }
+      try {
+        return Dialect.detect(c);
+      } catch (SQLException e) {
+        throw new StoreException("cannot read the connection's metadata", "unknown", e);
+      }
+    }
+
+    private Connection openSqliteFile() throws SQLException {
+      SQLiteConfig config = new SQLiteConfig();
+      config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+      config.setSynchronous(
+          synchronous == Synchronous.FULL
+              ? SQLiteConfig.SynchronousMode.FULL
+              : SQLiteConfig.SynchronousMode.NORMAL);
+      config.setBusyTimeout((int) Math.min(Integer.MAX_VALUE, busyTimeout.toMillis()));
+      config.enforceForeignKeys(true);
+      return config.createConnection("jdbc:sqlite:" + sqliteFile.toAbsolutePath());
+    }
+
+    private static Duration positive(Duration d, String name) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be > 0");
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,97 @@
+package dev.onceonly;
+
+import java.sql.Connection;
+import java.util.Optional;
+
+/**
+ * Runs check-then-effect steps exactly once per intent.
+ *
+ * <p>A step, in one transaction (on SQLite a {@code BEGIN IMMEDIATE} one, so two writers can never
+ * both see "no receipt"): look up the receipt for the key; with the same fingerprint return {@link
+ * Outcome.Repeated} and the stored result; with another fingerprint return {@link
+ * Outcome.Conflict}; past retention, {@link Outcome.Expired}; otherwise check the arguments against
+ * a registered intent, run the effect with the transaction's connection, store the receipt and
+ * commit, then return {@link Outcome.Created}. Nothing is answered before its commit.
+ *
+ * <p>Thread-safe. The effect runs at most once per call and, per key, commits at most once.
+ */
+public interface ReceiptStore {
+
+  /**
+   * Runs a step in a transaction of its own.
+   *
+   * @param key the intent's identity
+   * @param operation the operation's name
+   * @param arguments the operation's arguments (a Jackson tree or any value Jackson converts)
+   * @param resultType the effect's result type, for reading a stored result back
+   * @param effect the effect; runs only for a new key, inside the transaction
+   * @param <T> the result type
+   * @param <X> the effect's exception type
+   * @return the outcome
+   * @throws X what the effect threw; the step was rolled back and no receipt written
+   * @throws InvalidRequestException if the request is refused before anything ran
+   * @throws CanonicalizationException if the arguments are not I-JSON or too large
+   * @throws StoreException if the database fails; the step was rolled back
+   */
+  <T, X extends Exception> Outcome<T> execute(
+      IntentKey key, String operation, Object arguments, Class<T> resultType, Effect<T, X> effect)
+      throws X;
+
+  /**
+   * Runs a step inside a transaction the caller already has open on its own connection (for example
+   * one managed by Spring). The step runs under a savepoint: if the effect fails, the step's writes
+   * are rolled back to it and the caller's earlier writes are left for the caller to commit or roll
+   * back. On SQLite the caller's transaction should have been started with {@code BEGIN IMMEDIATE};
+   * a deferred one may fail with {@link StoreException} (busy) when it first writes.
+   *
+   * @param transaction an open connection with auto-commit off or an explicit transaction
+   * @param key the intent's identity
+   * @param operation the operation's name
+   * @param arguments the operation's arguments
+   * @param resultType the effect's result type
+   * @param effect the effect; it receives {@code transaction}
+   * @param <T> the result type
+   * @param <X> the effect's exception type
+   * @return the outcome; {@link Outcome.Created} means "will be durable when you commit"
+   * @throws X what the effect threw, after rolling back to the step's savepoint
+   */
+  <T, X extends Exception> Outcome<T> execute(
+      Connection transaction,
+      IntentKey key,
+      String operation,
+      Object arguments,
+      Class<T> resultType,
+      Effect<T, X> effect)
+      throws X;
+
+  /**
+   * Returns the receipt stored for a key, including a tombstone.
+   *
+   * @param key the intent's identity
+   * @return the receipt, or empty
+   */
+  Optional<Receipt> find(IntentKey key);
+
+  /**
+   * Applies retention to at most {@code limit} receipts: results past their expiry become
+   * tombstones (or are deleted when tombstones are off), tombstones past their own retention are
+   * deleted together with their intents. Call it periodically; each call is one short transaction.
+   *
+   * @param limit the most receipts to touch, from 1 to 10,000
+   * @return how many receipts became tombstones and how many were deleted
+   */
+  PurgeResult purge(int limit);
+
+  /**
+   * What one {@link #purge(int)} call did.
+   *
+   * @param tombstoned results dropped, fingerprints kept
+   * @param deleted receipts (and their intents) removed
+   */
+  record PurgeResult(int tombstoned, int deleted) {
+    /** Returns the total number of receipts touched. */
+    public int total() {
+      return tombstoned + deleted;
+    }
+  }
+}

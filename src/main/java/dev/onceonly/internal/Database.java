@@ -1,0 +1,166 @@
+package dev.onceonly.internal;
+
+import dev.onceonly.StoreException;
+import dev.onceonly.sql.Dialect;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+
+/**
+ * Runs units of work in transactions on one database, in the way its dialect needs.
+ *
+ * <p>Three shapes: {@link #write} owns a write transaction (on SQLite {@code BEGIN IMMEDIATE}, so
+ * the write lock is taken before anything is read), {@link #read} runs in auto-commit, and {@link
+ * #join} runs inside a transaction the caller owns, under a savepoint. A unit of work called from
+ * inside another one on the same thread is refused instead of deadlocking.
+ */
+public abstract class Database implements AutoCloseable {
+  private final Dialect dialect;
+  private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> Boolean.FALSE);
+
+  protected Database(Dialect dialect) {
+    this.dialect = dialect;
+  }
+
+  /** A unit of work on a connection. */
+  @FunctionalInterface
+  public interface Work<T> {
+    /** Runs on {@code connection}; must not commit, roll back or close it. */
+    T run(Connection connection) throws SQLException;
+  }
+
+  /** Returns the dialect. */
+  public Dialect dialect() {
+    return dialect;
+  }
+
+  /** Runs {@code work} in a write transaction of its own and commits it. */
+  public final <T> T write(Work<T> work) {
+    return guarded(() -> inWriteTransaction(work));
+  }
+
+  /** Runs {@code work} in auto-commit mode (reads). */
+  public final <T> T read(Work<T> work) {
+    return guarded(() -> inReadConnection(work));
+  }
+
+  /** Runs {@code work} inside the caller's open transaction, under a savepoint. */
+  public final <T> T join(Connection transaction, Work<T> work) {
+    return guarded(() -> underSavepoint(transaction, work));
+  }
+
+  protected abstract <T> T inWriteTransaction(Work<T> work);
+
+  protected abstract <T> T inReadConnection(Work<T> work);
+
+  private interface Body<T> {
+    T run();
+  }
+
+  private <T> T guarded(Body<T> body) {
+    if (inside.get()) {
+      throw new IllegalStateException(
+          "OnceOnly was called from inside an effect or unit of work on the same thread; an"
+              + " effect must only use the connection it is given");
+    }
+    inside.set(Boolean.TRUE);
+    try {
+      return body.run();
+    } finally {
+      inside.remove();
+    }
+  }
+
+  private <T> T underSavepoint(Connection c, Work<T> work) {
+    try {
+      execute(c, "SAVEPOINT onceonly_step");
+    } catch (SQLException e) {
+      throw storeError("cannot open a savepoint in the caller's transaction", e);
+    }
+    try {
+      T result = work.run(c);
+      execute(c, "RELEASE SAVEPOINT onceonly_step");
+      return result;
+    } catch (Throwable failure) {
+      rollbackTo(c, failure);
+      throw propagate(failure, "step failed inside the caller's transaction");
+    }
+  }
+
+  private void rollbackTo(Connection c, Throwable failure) {
+    try {
+      execute(c, "ROLLBACK TO SAVEPOINT onceonly_step");
+      execute(c, "RELEASE SAVEPOINT onceonly_step");
+    } catch (SQLException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  /** Begins a write transaction the way the dialect wants it. */
+  protected final void begin(Connection c) throws SQLException {
+    if (dialect == Dialect.SQLITE) {
+      if (!c.getAutoCommit()) {
+        c.setAutoCommit(true); // the driver's implicit deferred BEGIN would defeat IMMEDIATE
+      }
+      execute(c, "BEGIN IMMEDIATE");
+    } else {
+      c.setAutoCommit(false);
+    }
+  }
+
+  protected final void commit(Connection c) throws SQLException {
+    if (dialect == Dialect.SQLITE) {
+      execute(c, "COMMIT");
+    } else {
+      c.commit();
+      c.setAutoCommit(true);
+    }
+  }
+
+  /** Rolls back after {@code failure}, attaching any rollback failure to it. */
+  protected final void rollback(Connection c, Throwable failure) {
+    try {
+      if (dialect == Dialect.SQLITE) {
+        execute(c, "ROLLBACK"); // fails harmlessly (and is attached) if SQLite already rolled back
+      } else {
+        c.rollback();
+        c.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  protected static void execute(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  /** Turns an SQLException into a StoreException; passes everything else through unchanged. */
+  protected final RuntimeException propagate(Throwable failure, String what) {
+    if (failure instanceof SQLException e) {
+      return storeError(what, e);
+    }
+    if (failure instanceof RuntimeException e) {
+      return e;
+    }
+    if (failure instanceof Error e) {
+      throw e;
+    }
+    return new IllegalStateException(what, failure);
+  }
+
+  protected final StoreException storeError(String what, SQLException e) {
+    return new StoreException(what, dialect.id(), e);
+  }
+
+  /** Returns the current time as the dialect stores it: epoch millis for SQLite. */
+  public static long millis(Instant instant) {
+    return instant.toEpochMilli();
+  }
+
+  @Override
+  public abstract void close();
+}

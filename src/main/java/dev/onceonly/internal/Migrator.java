@@ -1,0 +1,144 @@
+package dev.onceonly.internal;
+
+import dev.onceonly.StoreException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Applies the schema migrations shipped under {@code dev/onceonly/sql/<dialect>/} in order,
+ * recording each in {@code <prefix>schema_version}. Never destructive: scripts only create.
+ *
+ * <p>Safe when several processes open the same database at once: the check and the scripts run in
+ * one write transaction ({@code BEGIN IMMEDIATE} on SQLite), so the second process waits, then sees
+ * the version the first one recorded.
+ */
+public final class Migrator {
+  /** The migrations this library ships, in order; index + 1 is the version. */
+  static final List<String> SCRIPTS = List.of("V1__receipt_core.sql");
+
+  private final Database database;
+  private final String prefix;
+  private final InstantSource clock;
+
+  /**
+   * Creates the migrator.
+   *
+   * @param database where to migrate
+   * @param prefix the validated table prefix
+   * @param clock the clock for {@code applied_at}
+   */
+  public Migrator(Database database, String prefix, InstantSource clock) {
+    this.database = database;
+    this.prefix = prefix;
+    this.clock = clock;
+  }
+
+  /** Returns the newest schema version this library knows. */
+  public static int latestVersion() {
+    return SCRIPTS.size();
+  }
+
+  /**
+   * Brings the schema to {@link #latestVersion()}.
+   *
+   * @return the version found before migrating (0 for an empty database)
+   * @throws StoreException if the database holds a newer schema than this library knows
+   */
+  public int migrate() {
+    return database.write(this::migrate);
+  }
+
+  private int migrate(Connection c) throws SQLException {
+    execute(
+        c,
+        "CREATE TABLE IF NOT EXISTS "
+            + prefix
+            + "schema_version (version INTEGER NOT NULL PRIMARY KEY,"
+            + " description TEXT NOT NULL, applied_at BIGINT NOT NULL)");
+    int found = currentVersion(c);
+    if (found > latestVersion()) {
+      throw new StoreException(
+          "the database schema is version "
+              + found
+              + ", newer than this library's "
+              + latestVersion()
+              + "; upgrade OnceOnly",
+          database.dialect().id(),
+          null);
+    }
+    for (int v = found + 1; v <= latestVersion(); v++) {
+      String script = SCRIPTS.get(v - 1);
+      for (String statement : statements(script)) {
+        execute(c, statement);
+      }
+      record(c, v, script);
+    }
+    return found;
+  }
+
+  private int currentVersion(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT MAX(version) FROM " + prefix + "schema_version")) {
+      return rs.next() ? rs.getInt(1) : 0;
+    }
+  }
+
+  private void record(Connection c, int version, String script) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO "
+                + prefix
+                + "schema_version (version, description, applied_at) VALUES (?, ?, ?)")) {
+      ps.setInt(1, version);
+      ps.setString(2, script);
+      ps.setLong(3, clock.millis());
+      ps.executeUpdate();
+    }
+  }
+
+  private static void execute(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  /** Reads a script, substitutes the prefix and splits it into statements. */
+  List<String> statements(String script) {
+    String text = resource(database.dialect().id() + "/" + script).replace("${prefix}", prefix);
+    List<String> out = new ArrayList<>();
+    StringBuilder current = new StringBuilder();
+    for (String line : text.split("\n")) {
+      String trimmed = line.strip();
+      if (trimmed.isEmpty() || trimmed.startsWith("--")) {
+        continue;
+      }
+      current.append(line).append('\n');
+      if (trimmed.endsWith(";")) {
+        out.add(current.toString().strip().replaceAll(";$", ""));
+        current.setLength(0);
+      }
+    }
+    return out;
+  }
+
+  private static String resource(String path) {
+    try (InputStream in = Migrator.class.getResourceAsStream("/dev/onceonly/sql/" + path)) {
+      if (in == null) {
+        throw new IllegalStateException("missing migration resource " + path);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

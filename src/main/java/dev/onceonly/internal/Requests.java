@@ -1,0 +1,111 @@
+package dev.onceonly.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceonly.ArgumentsValidator;
+import dev.onceonly.Canonicalizer;
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IntentKey;
+import dev.onceonly.InvalidRequestException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Validates requests and brings their arguments to canonical form, before any transaction opens.
+ * Immutable and thread-safe.
+ */
+public final class Requests {
+  private static final Pattern OPERATION = Pattern.compile("[A-Za-z][A-Za-z0-9_.:-]{0,99}");
+
+  private final Pattern scopePattern;
+  private final Pattern keyPattern;
+  private final Canonicalizer canonicalizer;
+  private final ObjectMapper mapper;
+  private final Map<String, ArgumentsValidator> validators;
+
+  /** A request that passed every check: its canonical arguments and fingerprint. */
+  public record Prepared(
+      IntentKey key,
+      String operation,
+      JsonNode arguments,
+      String canonicalArguments,
+      Fingerprint fingerprint) {}
+
+  /**
+   * Creates the validator.
+   *
+   * @param scopePattern what a scope must match entirely
+   * @param keyPattern what a key must match entirely
+   * @param canonicalizer canonicalizes arguments, enforcing the payload limits
+   * @param mapper turns argument objects into trees
+   * @param validators per-operation argument checks
+   */
+  public Requests(
+      Pattern scopePattern,
+      Pattern keyPattern,
+      Canonicalizer canonicalizer,
+      ObjectMapper mapper,
+      Map<String, ArgumentsValidator> validators) {
+    this.scopePattern = scopePattern;
+    this.keyPattern = keyPattern;
+    this.canonicalizer = canonicalizer;
+    this.mapper = mapper;
+    this.validators = Map.copyOf(validators);
+  }
+
+  /** Validates the key only. */
+  public IntentKey checkKey(IntentKey key) {
+    Objects.requireNonNull(key, "key");
+    check("scope", key.scope(), scopePattern);
+    check("key", key.key(), keyPattern);
+    return key;
+  }
+
+  /** Validates a whole request and canonicalizes its arguments. */
+  public Prepared prepare(IntentKey key, String operation, Object arguments) {
+    checkKey(key);
+    Objects.requireNonNull(operation, "operation");
+    check("operation", operation, OPERATION);
+    JsonNode tree = toTree(arguments);
+    byte[] canonical = canonicalizer.canonicalize(tree);
+    ArgumentsValidator validator = validators.get(operation);
+    if (validator != null) {
+      validator.check(tree);
+    }
+    return new Prepared(
+        key,
+        operation,
+        tree,
+        new String(canonical, StandardCharsets.UTF_8),
+        Fingerprints.of(operation, canonical));
+  }
+
+  private JsonNode toTree(Object arguments) {
+    if (arguments instanceof JsonNode node) {
+      return node;
+    }
+    try {
+      return mapper.valueToTree(arguments);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidRequestException(
+          "arguments", "cannot be turned into JSON: " + e.getMessage());
+    }
+  }
+
+  private static void check(String field, String value, Pattern pattern) {
+    if (value == null || !pattern.matcher(value).matches()) {
+      throw new InvalidRequestException(
+          field, "must match " + pattern.pattern() + ", got " + printable(value));
+    }
+  }
+
+  private static String printable(String value) {
+    if (value == null) {
+      return "null";
+    }
+    String cut = value.length() > 40 ? value.substring(0, 40) + "..." : value;
+    return '"' + cut.replaceAll("\\p{Cntrl}", "?") + "\" (" + value.length() + " chars)";
+  }
+}

@@ -1,0 +1,240 @@
+package dev.onceonly.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.onceonly.Effect;
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IntentKey;
+import dev.onceonly.Outcome;
+import dev.onceonly.Receipt;
+import dev.onceonly.ReceiptStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/** The {@link ReceiptStore} on SQL. */
+public final class SqlReceiptStore implements ReceiptStore {
+  private final Core core;
+  private final SqlIntentStore intents;
+
+  /** Creates the store. */
+  public SqlReceiptStore(Core core, SqlIntentStore intents) {
+    this.core = core;
+    this.intents = intents;
+  }
+
+  /** Carries an effect's own exception through the transaction runner, unwrapped after. */
+  private static final class EffectFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    EffectFailed(Exception cause) {
+      super(cause.getMessage(), cause, true, false);
+    }
+  }
+
+  @Override
+  public <T, X extends Exception> Outcome<T> execute(
+      IntentKey key, String operation, Object arguments, Class<T> resultType, Effect<T, X> effect)
+      throws X {
+    Requests.Prepared request = core.requests().prepare(key, operation, arguments);
+    Objects.requireNonNull(resultType, "resultType");
+    Objects.requireNonNull(effect, "effect");
+    try {
+      return core.database().write(c -> step(c, request, resultType, effect));
+    } catch (EffectFailed e) {
+      throw this.<X>unwrap(e);
+    }
+  }
+
+  @Override
+  public <T, X extends Exception> Outcome<T> execute(
+      Connection transaction,
+      IntentKey key,
+      String operation,
+      Object arguments,
+      Class<T> resultType,
+      Effect<T, X> effect)
+      throws X {
+    Objects.requireNonNull(transaction, "transaction");
+    Requests.Prepared request = core.requests().prepare(key, operation, arguments);
+    Objects.requireNonNull(resultType, "resultType");
+    Objects.requireNonNull(effect, "effect");
+    try {
+      return core.database().join(transaction, c -> step(c, request, resultType, effect));
+    } catch (EffectFailed e) {
+      throw this.<X>unwrap(e);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private <X extends Exception> X unwrap(EffectFailed e) {
+    Throwable cause = e.getCause();
+    for (Throwable s : e.getSuppressed()) {
+      cause.addSuppressed(s); // a rollback failure, if any
+    }
+    return (X) cause;
+  }
+
+  private <T, X extends Exception> Outcome<T> step(
+      Connection c, Requests.Prepared request, Class<T> resultType, Effect<T, X> effect)
+      throws SQLException {
+    Instant now = core.clock().instant();
+    Receipt existing = select(c, request.key());
+    if (existing != null) {
+      if (existing.forgetAt().isAfter(now)) {
+        return answer(existing, request, resultType, now);
+      }
+      delete(c, request.key()); // past every retention: the key may run again
+    }
+    Fingerprint registered = intents.registeredFingerprint(c, request.key());
+    if (registered != null && !registered.equals(request.fingerprint())) {
+      return new Outcome.Conflict<>(request.key(), registered, request.fingerprint());
+    }
+    T result = run(effect, c);
+    String json = serialize(result);
+    insert(c, request, json, now);
+    return new Outcome.Created<>(request.key(), request.fingerprint(), result, now);
+  }
+
+  private <T> Outcome<T> answer(
+      Receipt existing, Requests.Prepared request, Class<T> resultType, Instant now) {
+    if (!existing.fingerprint().equals(request.fingerprint())) {
+      return new Outcome.Conflict<>(request.key(), existing.fingerprint(), request.fingerprint());
+    }
+    if (existing.resultJson() == null || !existing.expiresAt().isAfter(now)) {
+      return new Outcome.Expired<>(request.key(), existing.fingerprint(), existing.expiresAt());
+    }
+    return new Outcome.Repeated<>(
+        request.key(),
+        existing.fingerprint(),
+        deserialize(existing.resultJson(), resultType),
+        existing.createdAt());
+  }
+
+  private static <T, X extends Exception> T run(Effect<T, X> effect, Connection c) {
+    try {
+      return effect.apply(c);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Exception e) {
+      throw new EffectFailed(e);
+    }
+  }
+
+  private String serialize(Object result) {
+    try {
+      return core.mapper().writeValueAsString(result);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "the effect's result cannot be written as JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private <T> T deserialize(String json, Class<T> type) {
+    try {
+      return core.mapper().readValue(json, type);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "the stored result cannot be read as " + type.getName() + ": " + e.getOriginalMessage(),
+          e);
+    }
+  }
+
+  private void insert(Connection c, Requests.Prepared request, String json, Instant now)
+      throws SQLException {
+    Instant expires = now.plus(core.resultRetention());
+    Instant forget = expires.plus(core.tombstoneRetention());
+    try (PreparedStatement ps = c.prepareStatement(core.statements().insertReceipt)) {
+      ps.setString(1, request.key().scope());
+      ps.setString(2, request.key().key());
+      ps.setString(3, request.operation());
+      ps.setString(4, request.fingerprint().toString());
+      ps.setString(5, json);
+      ps.setLong(6, now.toEpochMilli());
+      ps.setLong(7, expires.toEpochMilli());
+      ps.setLong(8, forget.toEpochMilli());
+      ps.executeUpdate();
+    }
+  }
+
+  private void delete(Connection c, IntentKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(core.statements().deleteReceipt)) {
+      ps.setString(1, key.scope());
+      ps.setString(2, key.key());
+      ps.executeUpdate();
+    }
+  }
+
+  private Receipt select(Connection c, IntentKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(core.statements().selectReceipt)) {
+      ps.setString(1, key.scope());
+      ps.setString(2, key.key());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        return new Receipt(
+            key,
+            rs.getString(1),
+            Fingerprint.parse(rs.getString(2)),
+            rs.getString(3),
+            Instant.ofEpochMilli(rs.getLong(4)),
+            Instant.ofEpochMilli(rs.getLong(5)),
+            Instant.ofEpochMilli(rs.getLong(6)));
+      }
+    }
+  }
+
+  @Override
+  public Optional<Receipt> find(IntentKey key) {
+    core.requests().checkKey(key);
+    return core.database().read(c -> Optional.ofNullable(select(c, key)));
+  }
+
+  @Override
+  public PurgeResult purge(int limit) {
+    SqlIntentStore.checkLimit(limit);
+    return core.database().write(c -> purge(c, limit));
+  }
+
+  private PurgeResult purge(Connection c, int limit) throws SQLException {
+    long now = core.clock().millis();
+    List<IntentKey> forgotten = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(core.statements().selectForgotten)) {
+      ps.setLong(1, now);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          forgotten.add(IntentKey.of(rs.getString(1), rs.getString(2)));
+        }
+      }
+    }
+    for (IntentKey key : forgotten) {
+      delete(c, key);
+      deleteIntent(c, key); // or the reconciler would publish it again
+    }
+    int tombstoned = 0;
+    if (forgotten.size() < limit) {
+      try (PreparedStatement ps = c.prepareStatement(core.statements().tombstoneExpired)) {
+        ps.setLong(1, now);
+        ps.setLong(2, now);
+        ps.setInt(3, limit - forgotten.size());
+        tombstoned = ps.executeUpdate();
+      }
+    }
+    return new PurgeResult(tombstoned, forgotten.size());
+  }
+
+  private void deleteIntent(Connection c, IntentKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(core.statements().deleteIntent)) {
+      ps.setString(1, key.scope());
+      ps.setString(2, key.key());
+      ps.executeUpdate();
+    }
+  }
+}
