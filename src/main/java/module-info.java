@@ -10,5 +10,6 @@ module dev.onceonly {
   requires org.xerial.sqlitejdbc;
 
   exports dev.onceonly;
+  exports dev.onceonly.queue;
   exports dev.onceonly.sql;
 }

@@ -5,11 +5,15 @@ import dev.onceonly.internal.Core;
 import dev.onceonly.internal.DataSourceDatabase;
 import dev.onceonly.internal.Database;
 import dev.onceonly.internal.Migrator;
+import dev.onceonly.internal.QueueSignals;
 import dev.onceonly.internal.Requests;
 import dev.onceonly.internal.SingleConnectionDatabase;
 import dev.onceonly.internal.SqlIntentStore;
+import dev.onceonly.internal.SqlJobQueue;
 import dev.onceonly.internal.SqlReceiptStore;
 import dev.onceonly.internal.SqlRejectionStore;
+import dev.onceonly.queue.JobQueue;
+import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.sql.Dialect;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -54,12 +58,14 @@ public final class OnceOnly implements AutoCloseable {
   private final SqlIntentStore intents;
   private final SqlReceiptStore receipts;
   private final SqlRejectionStore rejections;
+  private final SqlJobQueue queue;
 
-  private OnceOnly(Database database, Core core) {
+  private OnceOnly(Database database, Core core, String prefix) {
     this.database = database;
     this.intents = new SqlIntentStore(core);
     this.receipts = new SqlReceiptStore(core, intents);
     this.rejections = new SqlRejectionStore(core);
+    this.queue = new SqlJobQueue(core, prefix, RetryPolicy.defaults(), new QueueSignals());
   }
 
   /**
@@ -91,6 +97,23 @@ public final class OnceOnly implements AutoCloseable {
   /** Returns the rejection store. */
   public RejectionStore rejections() {
     return rejections;
+  }
+
+  /** Returns the job queue, retrying failed messages with {@link RetryPolicy#defaults()}. */
+  public JobQueue queue() {
+    return queue;
+  }
+
+  /**
+   * Returns the job queue with another retry policy. Views share the tables and the in-process
+   * wake-ups.
+   *
+   * @param policy the retry policy for {@link JobQueue#nack} and the attempt limit of {@link
+   *     JobQueue#receive}
+   * @return the queue
+   */
+  public JobQueue queue(RetryPolicy policy) {
+    return queue.withPolicy(policy);
   }
 
   /** Returns the dialect in use. */
@@ -360,7 +383,7 @@ public final class OnceOnly implements AutoCloseable {
       Database database = openDatabase();
       try {
         new Migrator(database, tablePrefix, clock).migrate();
-        return new OnceOnly(database, core(database));
+        return new OnceOnly(database, core(database), tablePrefix);
       } catch (RuntimeException e) {
         database.close();
         throw e;

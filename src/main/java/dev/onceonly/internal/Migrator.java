@@ -24,7 +24,7 @@ import java.util.List;
  */
 public final class Migrator {
   /** The migrations this library ships, in order; index + 1 is the version. */
-  static final List<String> SCRIPTS = List.of("V1__receipt_core.sql");
+  static final List<String> SCRIPTS = List.of("V1__receipt_core.sql", "V2__job_queue.sql");
 
   private final Database database;
   private final String prefix;

@@ -55,6 +55,16 @@ public final class Requests {
     this.validators = Map.copyOf(validators);
   }
 
+  /** Returns the canonicalizer that bounds payloads. */
+  public Canonicalizer canonicalizer() {
+    return canonicalizer;
+  }
+
+  /** Returns the mapper. */
+  public ObjectMapper mapper() {
+    return mapper;
+  }
+
   /** Validates the key only. */
   public IntentKey checkKey(IntentKey key) {
     Objects.requireNonNull(key, "key");

@@ -1,0 +1,91 @@
+package dev.onceonly.internal;
+
+/** Every SQL statement of the job queue, built once for a table prefix. */
+final class QueueStatements {
+  final String insertMessage;
+  final String messageFingerprint;
+  final String claim;
+  final String ack;
+  final String renew;
+  final String reschedule;
+  final String attempts;
+  final String retry;
+  final String deadLetter;
+  final String deleteMessage;
+  final String insertPayload;
+  final String selectPayload;
+  final String deletePayload;
+  final String listDeadLetters;
+  final String requeue;
+  final String deleteDeadLetter;
+  final String depth;
+  final String nextDue;
+
+  QueueStatements(String p) {
+    String m = p + "messages";
+    insertMessage =
+        "INSERT INTO "
+            + m
+            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (queue, message_key) DO NOTHING";
+    messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
+    claim =
+        "UPDATE "
+            + m
+            + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1,"
+            + " first_claimed_at = COALESCE(first_claimed_at, ?)"
+            + " WHERE id IN (SELECT id FROM "
+            + m
+            + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?)"
+            + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
+            + " last_error";
+    ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
+    renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
+    reschedule =
+        "UPDATE "
+            + m
+            + " SET deliver_at = ?, attempts = MAX(attempts - 1, 0) WHERE id = ? AND fence = ?";
+    attempts =
+        "SELECT attempts, COALESCE(first_claimed_at, created_at) FROM "
+            + m
+            + " WHERE id = ? AND fence = ?";
+    retry = "UPDATE " + m + " SET deliver_at = ?, last_error = ? WHERE id = ? AND fence = ?";
+    deadLetter =
+        "INSERT INTO "
+            + p
+            + "dead_letters (queue, message_key, fingerprint, payload, payload_ref, attempts,"
+            + " last_error, created_at, dead_at) SELECT queue, message_key, fingerprint, payload,"
+            + " payload_ref, attempts, ?, created_at, ? FROM "
+            + m
+            + " WHERE id = ? AND fence = ? ON CONFLICT (queue, message_key) DO UPDATE SET"
+            + " fingerprint = excluded.fingerprint, payload = excluded.payload,"
+            + " payload_ref = excluded.payload_ref, attempts = excluded.attempts,"
+            + " last_error = excluded.last_error, created_at = excluded.created_at,"
+            + " dead_at = excluded.dead_at";
+    deleteMessage = "DELETE FROM " + m + " WHERE id = ? AND fence = ?";
+    insertPayload =
+        "INSERT INTO " + p + "payloads (payload_ref, body, created_at) VALUES (?, ?, ?)";
+    selectPayload =
+        "SELECT body FROM "
+            + p
+            + "payloads WHERE payload_ref = (SELECT payload_ref FROM "
+            + m
+            + " WHERE id = ?)";
+    deletePayload = "DELETE FROM " + p + "payloads WHERE payload_ref = ?";
+    listDeadLetters =
+        "SELECT message_key, payload, attempts, last_error, dead_at FROM "
+            + p
+            + "dead_letters WHERE queue = ? ORDER BY dead_at, message_key LIMIT ?";
+    requeue =
+        "INSERT INTO "
+            + m
+            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at)"
+            + " SELECT queue, message_key, fingerprint, payload, payload_ref, ?, created_at FROM "
+            + p
+            + "dead_letters WHERE queue = ? AND message_key = ?"
+            + " ON CONFLICT (queue, message_key) DO NOTHING";
+    deleteDeadLetter = "DELETE FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
+    depth = "SELECT COUNT(*) FROM " + m + " WHERE queue = ?";
+    nextDue = "SELECT MIN(deliver_at) FROM " + m + " WHERE queue = ?";
+  }
+}

@@ -1,0 +1,37 @@
+package dev.onceonly.queue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One delivery of a message to a worker. The same message may be delivered more than once (a worker
+ * crashed, a lease expired): the delivery is identified by its lease, never used to deduplicate;
+ * the message's key and the receipt store do that.
+ *
+ * @param lease the hold on the message; needed to acknowledge it
+ * @param payload the message's JSON payload
+ * @param attempt which delivery this is, from 1
+ * @param largePayload whether a large payload is stored by reference (read it with {@link
+ *     JobQueue#largePayload})
+ * @param enqueuedAt when the message was sent
+ */
+public record Delivery(
+    Lease lease, JsonNode payload, int attempt, boolean largePayload, Instant enqueuedAt) {
+  /** Refuses nulls. */
+  public Delivery {
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(payload, "payload");
+    Objects.requireNonNull(enqueuedAt, "enqueuedAt");
+  }
+
+  /** Returns the queue. */
+  public String queue() {
+    return lease.queue();
+  }
+
+  /** Returns the message's key. */
+  public String key() {
+    return lease.key();
+  }
+}

@@ -1,0 +1,126 @@
+package dev.onceonly.queue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onceonly.Intent;
+import dev.onceonly.IntentKey;
+import dev.onceonly.IntentPublisher;
+import dev.onceonly.InvalidRequestException;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The message that carries an intent through a queue: scope, key, operation and canonical
+ * arguments. The message key is {@code scope/key}, so the queue deduplicates an intent while its
+ * message waits; the delivery (lease) is never the identity.
+ *
+ * @param key the intent's identity
+ * @param operation the operation's name
+ * @param arguments the arguments
+ */
+public record IntentMessage(IntentKey key, String operation, JsonNode arguments) {
+  private static final Set<String> MEMBERS = Set.of("scope", "key", "operation", "arguments");
+
+  /** Refuses nulls. */
+  public IntentMessage {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(operation, "operation");
+    Objects.requireNonNull(arguments, "arguments");
+  }
+
+  /**
+   * Returns the message for a registered intent.
+   *
+   * @param intent the intent
+   * @return its message
+   */
+  public static IntentMessage of(Intent intent) {
+    return new IntentMessage(intent.key(), intent.operation(), intent.arguments());
+  }
+
+  /** Returns the queue message key: {@code scope/key}. */
+  public String messageKey() {
+    return key.scope() + "/" + key.key();
+  }
+
+  /** Returns the JSON payload. */
+  public ObjectNode toJson() {
+    ObjectNode node = JsonNodeFactory.instance.objectNode();
+    node.put("scope", key.scope());
+    node.put("key", key.key());
+    node.put("operation", operation);
+    node.set("arguments", arguments);
+    return node;
+  }
+
+  /**
+   * Returns the queue message for {@code queue}.
+   *
+   * @param queue the queue's name
+   * @return the message, due now
+   */
+  public Message toMessage(String queue) {
+    return Message.of(queue, messageKey(), toJson());
+  }
+
+  /**
+   * Reads a payload written by {@link #toJson()}.
+   *
+   * @param payload the payload
+   * @return the message
+   * @throws InvalidRequestException (field {@code "payload"}) if the payload is not exactly an
+   *     object with string {@code scope}, {@code key}, {@code operation} and an {@code arguments}
+   *     member
+   */
+  public static IntentMessage decode(JsonNode payload) {
+    if (payload == null || !payload.isObject()) {
+      throw new InvalidRequestException("payload", "must be a JSON object");
+    }
+    for (var it = payload.fieldNames(); it.hasNext(); ) {
+      String name = it.next();
+      if (!MEMBERS.contains(name)) {
+        throw new InvalidRequestException("payload", "unknown member \"" + name + "\"");
+      }
+    }
+    return new IntentMessage(
+        IntentKey.of(text(payload, "scope"), text(payload, "key")),
+        text(payload, "operation"),
+        required(payload, "arguments"));
+  }
+
+  private static String text(JsonNode payload, String name) {
+    JsonNode v = required(payload, name);
+    if (!v.isTextual()) {
+      throw new InvalidRequestException("payload", "\"" + name + "\" must be a string");
+    }
+    return v.textValue();
+  }
+
+  private static JsonNode required(JsonNode payload, String name) {
+    JsonNode v = payload.get(name);
+    if (v == null) {
+      throw new InvalidRequestException("payload", "missing member \"" + name + "\"");
+    }
+    return v;
+  }
+
+  /**
+   * Returns a publisher that sends intents to a queue of the job queue, for the {@link
+   * dev.onceonly.Reconciler} and for producers.
+   *
+   * @param jobs the job queue
+   * @param queue the queue's name
+   * @return the publisher
+   */
+  public static IntentPublisher publisher(JobQueue jobs, String queue) {
+    Objects.requireNonNull(jobs, "jobs");
+    Objects.requireNonNull(queue, "queue");
+    return intent ->
+        switch (jobs.send(of(intent).toMessage(queue)).status()) {
+          case SENT -> IntentPublisher.Publication.PUBLISHED;
+          case REPEATED -> IntentPublisher.Publication.ALREADY_QUEUED;
+          case CONFLICT -> IntentPublisher.Publication.CONFLICT;
+        };
+  }
+}

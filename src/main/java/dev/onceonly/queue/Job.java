@@ -1,0 +1,112 @@
+package dev.onceonly.queue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onceonly.Effect;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A delivery being handled by a {@link Worker}, with what the handler may ask of it.
+ *
+ * <p>When the handler returns normally the message is acknowledged, unless the handler already
+ * completed it with {@link #completeWith} or asked for {@link #retryAt}. When it throws, the
+ * message is retried with backoff (or dead-lettered at once for input no retry can fix).
+ * Thread-safe: the worker renews the lease from another thread while the handler runs.
+ */
+public final class Job {
+  private final Delivery delivery;
+  private final JobQueue queue;
+  private final AtomicReference<Lease> lease;
+  private volatile boolean cancelled;
+  private volatile String cancelReason;
+  private volatile QueueResult result;
+  private volatile Instant retryAt;
+
+  Job(Delivery delivery, JobQueue queue) {
+    this.delivery = Objects.requireNonNull(delivery, "delivery");
+    this.queue = queue;
+    this.lease = new AtomicReference<>(delivery.lease());
+  }
+
+  /** Returns the delivery. */
+  public Delivery delivery() {
+    return delivery;
+  }
+
+  /** Returns the message's payload. */
+  public JsonNode payload() {
+    return delivery.payload();
+  }
+
+  /** Returns the current lease (renewed by the worker while the handler runs). */
+  public Lease lease() {
+    return lease.get();
+  }
+
+  void renewed(Lease l) {
+    lease.set(l);
+  }
+
+  /**
+   * Returns whether the handler should stop: the worker is shutting down past its deadline, or the
+   * lease was lost to another worker. Check it before each effect and after a long call.
+   */
+  public boolean isCancelled() {
+    return cancelled;
+  }
+
+  /**
+   * Throws if the job is cancelled; the message is then left to be delivered again.
+   *
+   * @throws CancellationException if {@link #isCancelled()}
+   */
+  public void throwIfCancelled() {
+    if (cancelled) {
+      throw new CancellationException(cancelReason);
+    }
+  }
+
+  void cancel(String reason) {
+    cancelReason = reason;
+    cancelled = true;
+  }
+
+  /**
+   * Runs database work and acknowledges the message in one transaction (see {@link
+   * JobQueue#complete}). Use it for effects that must commit with the acknowledgement, such as a
+   * joined {@link dev.onceonly.ReceiptStore} step.
+   *
+   * @param work the work; it receives the transaction's connection
+   * @param <X> the work's exception type
+   * @return {@link QueueResult.Completed} or {@link QueueResult.LeaseLost}
+   * @throws X what the work threw; nothing was committed
+   */
+  public <X extends Exception> QueueResult completeWith(Effect<?, X> work) throws X {
+    QueueResult r = queue.complete(lease(), work);
+    result = r;
+    if (r instanceof QueueResult.LeaseLost) {
+      cancel("lease lost");
+    }
+    return r;
+  }
+
+  /**
+   * Asks for the message to be delivered again at {@code at}, without counting a failure (for
+   * example a join whose other half has not arrived yet).
+   *
+   * @param at when to deliver it again
+   */
+  public void retryAt(Instant at) {
+    this.retryAt = Objects.requireNonNull(at, "at");
+  }
+
+  QueueResult result() {
+    return result;
+  }
+
+  Instant requestedRetry() {
+    return retryAt;
+  }
+}

@@ -1,0 +1,229 @@
+package dev.onceonly.queue;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A durable queue of JSON messages on the same database as the receipts.
+ *
+ * <p>Delivery is at least once: a message stays until it is acknowledged, and comes back when a
+ * lease expires. Acknowledgement is fenced: every claim increments the message's fencing number,
+ * and a holder whose lease was taken over gets {@link QueueResult.LeaseLost} instead of removing
+ * someone else's delivery. Effects that must happen once go through the {@link
+ * dev.onceonly.ReceiptStore}, in the same transaction as the acknowledgement where possible (see
+ * {@link #ack(Connection, Lease)} and {@link Worker}).
+ *
+ * <p>A message's key is unique in its queue while the message waits or is in flight: sending the
+ * same key again with the same payload is {@link SendResult.Status#REPEATED}, with another payload
+ * {@link SendResult.Status#CONFLICT}. Once acknowledged, the key is free again.
+ *
+ * <p>Thread-safe. Methods without a {@link Connection} run in a transaction of their own.
+ */
+public interface JobQueue {
+
+  /**
+   * Sends a message due now, in a transaction of its own.
+   *
+   * @param queue the queue's name
+   * @param key the message's key
+   * @param payload the payload (a Jackson tree or any value Jackson converts)
+   * @return what happened
+   */
+  SendResult send(String queue, String key, Object payload);
+
+  /**
+   * Sends a message in a transaction of its own.
+   *
+   * @param message the message
+   * @return what happened
+   */
+  SendResult send(Message message);
+
+  /**
+   * Sends a message inside the caller's open transaction (outbox): the message exists if and only
+   * if the caller's transaction commits.
+   *
+   * @param transaction the caller's connection, inside a transaction
+   * @param message the message
+   * @return what happened (durable once the caller commits)
+   */
+  SendResult send(Connection transaction, Message message);
+
+  /**
+   * Sends a message whose large body is stored out of band, in a payload table; the handler reads
+   * it with {@link #largePayload(Delivery)}, and it is deleted with the message.
+   *
+   * @param transaction the caller's connection inside a transaction, or {@code null} for a
+   *     transaction of its own
+   * @param message the message; its payload should be small (a description, a checksum)
+   * @param body the large body
+   * @return what happened
+   */
+  SendResult sendLarge(Connection transaction, Message message, byte[] body);
+
+  /**
+   * Claims up to {@code max} due messages of a queue, oldest due first, each under a new lease.
+   * Messages past their last allowed attempt are moved to the dead letters instead.
+   *
+   * @param queue the queue's name
+   * @param max the most messages to claim, from 1 to 1,000
+   * @param lease how long each lease lasts
+   * @return the deliveries, possibly none
+   */
+  List<Delivery> receive(String queue, int max, Duration lease);
+
+  /**
+   * Extends a lease, for work that takes longer than planned.
+   *
+   * @param lease the current lease
+   * @param extension how long from now the lease should last
+   * @return {@link QueueResult.Renewed} with the new lease, or {@link QueueResult.LeaseLost}
+   */
+  QueueResult renew(Lease lease, Duration extension);
+
+  /**
+   * Acknowledges (removes) a message if the lease still holds.
+   *
+   * @param lease the lease
+   * @return {@link QueueResult.Completed} or {@link QueueResult.LeaseLost}
+   */
+  QueueResult ack(Lease lease);
+
+  /**
+   * Acknowledges a message inside the caller's transaction, so that the acknowledgement commits
+   * together with the caller's effect and receipt.
+   *
+   * @param transaction the caller's connection inside a transaction
+   * @param lease the lease
+   * @return {@link QueueResult.Completed} or {@link QueueResult.LeaseLost}
+   */
+  QueueResult ack(Connection transaction, Lease lease);
+
+  /**
+   * Runs {@code work} and acknowledges the message in one transaction, so that the work's writes
+   * (typically a {@link dev.onceonly.ReceiptStore} step joined with {@code execute(tx, ...)}) and
+   * the acknowledgement commit together or not at all. The lease is checked first: if it no longer
+   * holds, the work does not run.
+   *
+   * @param lease the lease
+   * @param work the database work; it receives the transaction's connection
+   * @param <X> the work's exception type
+   * @return {@link QueueResult.Completed}, or {@link QueueResult.LeaseLost} (nothing ran)
+   * @throws X what the work threw; nothing was committed and the message stays leased
+   */
+  <X extends Exception> QueueResult complete(Lease lease, dev.onceonly.Effect<?, X> work) throws X;
+
+  /**
+   * Acknowledges a batch of messages in one transaction.
+   *
+   * @param leases the leases
+   * @return one result per lease, in order
+   */
+  List<QueueResult> ackAll(List<Lease> leases);
+
+  /**
+   * Acknowledges a message and sends others in one transaction: the next run of a periodic job, a
+   * checkpoint of long work, or (acknowledging first and sending a future message) the at-most-once
+   * pattern. If the lease is lost, nothing is sent.
+   *
+   * @param lease the lease
+   * @param next the messages to send
+   * @return {@link QueueResult.Completed} or {@link QueueResult.LeaseLost}
+   */
+  QueueResult ackAndSend(Lease lease, List<Message> next);
+
+  /**
+   * Puts a leased message back to be delivered at {@code at}, without counting a failure (snooze).
+   *
+   * @param lease the lease
+   * @param at when it becomes due again
+   * @return {@link QueueResult.Rescheduled} or {@link QueueResult.LeaseLost}
+   */
+  QueueResult reschedule(Lease lease, Instant at);
+
+  /**
+   * Records a failed attempt: the message is retried after the policy's backoff, or dead-lettered
+   * when its attempts or time budget are used up.
+   *
+   * @param lease the lease
+   * @param error what went wrong (bounded when stored)
+   * @return {@link QueueResult.Retrying}, {@link QueueResult.DeadLettered} or {@link
+   *     QueueResult.LeaseLost}
+   */
+  QueueResult nack(Lease lease, String error);
+
+  /**
+   * Records a failed attempt whose provider demanded a wait (a rate limit): the next attempt is not
+   * before {@code requiredWait}, which counts against the time budget.
+   *
+   * @param lease the lease
+   * @param error what went wrong
+   * @param requiredWait the wait demanded
+   * @return as {@link #nack(Lease, String)}
+   */
+  QueueResult nack(Lease lease, String error, Duration requiredWait);
+
+  /**
+   * Moves a leased message straight to the dead letters (a failure no retry can fix).
+   *
+   * @param lease the lease
+   * @param error why
+   * @return {@link QueueResult.DeadLettered} or {@link QueueResult.LeaseLost}
+   */
+  QueueResult deadLetter(Lease lease, String error);
+
+  /**
+   * Reads the large body of a delivery sent with {@link #sendLarge}.
+   *
+   * @param delivery the delivery
+   * @return the body, or empty if it has none
+   */
+  Optional<byte[]> largePayload(Delivery delivery);
+
+  /**
+   * Lists dead letters of a queue, oldest first.
+   *
+   * @param queue the queue's name
+   * @param limit the most to return, from 1 to 10,000
+   * @return the dead letters
+   */
+  List<DeadLetter> deadLetters(String queue, int limit);
+
+  /**
+   * Moves a dead letter back into its queue, due now, with its attempts reset.
+   *
+   * @param queue the queue's name
+   * @param key the message's key
+   * @return {@code true} if it was requeued, {@code false} if there was no such dead letter or the
+   *     key is in use in the queue again
+   */
+  boolean requeue(String queue, String key);
+
+  /**
+   * Counts the messages of a queue that wait or are in flight.
+   *
+   * @param queue the queue's name
+   * @return the count
+   */
+  long depth(String queue);
+
+  /**
+   * Returns when the next message of a queue becomes due, for a worker deciding how long to sleep.
+   *
+   * @param queue the queue's name
+   * @return the earliest due time, or empty if the queue is empty
+   */
+  Optional<Instant> nextDue(String queue);
+
+  /**
+   * Registers a callback run after a send from this process, so that a worker can wake at once. The
+   * callback must be quick and must not call the queue.
+   *
+   * @param listener receives the queue's name
+   * @return a handle whose {@code close()} removes the callback
+   */
+  AutoCloseable onSend(java.util.function.Consumer<String> listener);
+}

@@ -1,0 +1,24 @@
+package dev.onceonly.queue;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A worker's temporary hold on one delivered message. Every claim of a message increments its
+ * fencing number, so a holder whose lease was taken over (it stalled past {@code expiresAt} and
+ * another worker claimed the message) can no longer acknowledge, renew or retry it.
+ *
+ * @param queue the queue
+ * @param key the message's key
+ * @param messageId the message's row id
+ * @param fence the fencing number of this claim
+ * @param expiresAt when the message becomes due again unless acknowledged or renewed
+ */
+public record Lease(String queue, String key, long messageId, long fence, Instant expiresAt) {
+  /** Refuses nulls. */
+  public Lease {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(expiresAt, "expiresAt");
+  }
+}

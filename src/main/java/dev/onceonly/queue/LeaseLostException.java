@@ -1,0 +1,37 @@
+package dev.onceonly.queue;
+
+import dev.onceonly.OnceOnlyException;
+
+/**
+ * A lease is no longer held by its holder. Thrown by {@link QueueResult#orThrow()}, and by a
+ * transactional worker step whose lease was taken over before it could commit (the step was rolled
+ * back).
+ */
+public final class LeaseLostException extends OnceOnlyException {
+  private static final long serialVersionUID = 1L;
+
+  private final String key;
+  private final long fence;
+
+  /**
+   * Creates the exception.
+   *
+   * @param key the message's key
+   * @param fence the stale fencing number
+   */
+  public LeaseLostException(String key, long fence) {
+    super("lease on message " + key + " (fence " + fence + ") is no longer held", null);
+    this.key = key;
+    this.fence = fence;
+  }
+
+  /** Returns the message's key. */
+  public String key() {
+    return key;
+  }
+
+  /** Returns the stale fencing number. */
+  public long fence() {
+    return fence;
+  }
+}

@@ -1,0 +1,122 @@
+package dev.onceonly.queue;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * The answer of an operation on a leased message. {@link LeaseLost} is a normal answer: the worker
+ * stalled past its lease and another worker claimed the message, so this holder must not act on it
+ * any more.
+ */
+public sealed interface QueueResult
+    permits QueueResult.Completed,
+        QueueResult.Retrying,
+        QueueResult.DeadLettered,
+        QueueResult.Rescheduled,
+        QueueResult.Renewed,
+        QueueResult.LeaseLost {
+
+  /** Returns the message's key. */
+  String key();
+
+  /**
+   * The message was acknowledged and removed.
+   *
+   * @param key the message's key
+   */
+  record Completed(String key) implements QueueResult {
+    /** Refuses nulls. */
+    public Completed {
+      Objects.requireNonNull(key, "key");
+    }
+  }
+
+  /**
+   * The message failed and will be delivered again at {@code nextAttemptAt}; nothing sleeps until
+   * then.
+   *
+   * @param key the message's key
+   * @param nextAttemptAt when it becomes due again
+   * @param attempts how many deliveries it has had
+   */
+  record Retrying(String key, Instant nextAttemptAt, int attempts) implements QueueResult {
+    /** Refuses nulls. */
+    public Retrying {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
+    }
+  }
+
+  /**
+   * The message failed for the last allowed time, or its retry budget ran out, and was moved to the
+   * dead letters with its last error.
+   *
+   * @param key the message's key
+   * @param attempts how many deliveries it had
+   * @param lastError the last failure, bounded
+   */
+  record DeadLettered(String key, int attempts, String lastError) implements QueueResult {
+    /** Refuses a null key. */
+    public DeadLettered {
+      Objects.requireNonNull(key, "key");
+    }
+  }
+
+  /**
+   * The message was put back to be delivered at {@code deliverAt}, without counting a failure.
+   *
+   * @param key the message's key
+   * @param deliverAt when it becomes due again
+   */
+  record Rescheduled(String key, Instant deliverAt) implements QueueResult {
+    /** Refuses nulls. */
+    public Rescheduled {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(deliverAt, "deliverAt");
+    }
+  }
+
+  /**
+   * The lease was extended.
+   *
+   * @param lease the extended lease (same fencing number, later expiry)
+   */
+  record Renewed(Lease lease) implements QueueResult {
+    /** Refuses nulls. */
+    public Renewed {
+      Objects.requireNonNull(lease, "lease");
+    }
+
+    @Override
+    public String key() {
+      return lease.key();
+    }
+  }
+
+  /**
+   * The lease is no longer held: the message was claimed again (its fencing number moved on),
+   * acknowledged or dead-lettered by someone else. Nothing was changed.
+   *
+   * @param key the message's key
+   * @param fence the stale fencing number
+   */
+  record LeaseLost(String key, long fence) implements QueueResult {
+    /** Refuses nulls. */
+    public LeaseLost {
+      Objects.requireNonNull(key, "key");
+    }
+  }
+
+  /**
+   * Returns this result unless the lease was lost.
+   *
+   * @return this result
+   * @throws LeaseLostException if this is {@link LeaseLost}
+   */
+  default QueueResult orThrow() {
+    if (this instanceof LeaseLost lost) {
+      throw new LeaseLostException(lost.key(), lost.fence());
+    }
+    return this;
+  }
+}

@@ -1,0 +1,372 @@
+package dev.onceonly.queue;
+
+import dev.onceonly.CanonicalizationException;
+import dev.onceonly.ConflictException;
+import dev.onceonly.InvalidRequestException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Runs a {@link Handler} on the messages of one queue with a fixed number of threads.
+ *
+ * <p>Each thread claims a message under a lease, runs the handler, then acknowledges it; a handler
+ * exception becomes a retry with backoff ({@link JobQueue#nack}), or a dead letter at once for
+ * input no retry can fix ({@link InvalidRequestException}, {@link CanonicalizationException},
+ * {@link ConflictException}). While a handler runs, its lease is renewed every third of the lease
+ * time; if renewal finds the lease lost, the job is cancelled. Idle threads poll with exponential
+ * backoff and wake at once when a message is sent from this process.
+ *
+ * <p>{@link #close()} shuts down gracefully: no new claims, in-flight handlers get the shutdown
+ * deadline to finish; after it they are cancelled and their messages released for immediate
+ * redelivery. Thread-safe.
+ */
+public final class Worker implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+  private static final AtomicInteger WORKERS = new AtomicInteger();
+
+  private final JobQueue queue;
+  private final String queueName;
+  private final Handler handler;
+  private final int threads;
+  private final Duration lease;
+  private final Duration idleMin;
+  private final Duration idleMax;
+  private final Duration shutdownTimeout;
+  private final Set<Job> inFlight = ConcurrentHashMap.newKeySet();
+  private final Semaphore wakeups = new Semaphore(0);
+  private final AtomicLong completed = new AtomicLong();
+  private final AtomicLong retried = new AtomicLong();
+  private final AtomicLong deadLettered = new AtomicLong();
+  private final AtomicLong leasesLost = new AtomicLong();
+  private volatile boolean running;
+  private ExecutorService pollers;
+  private ScheduledExecutorService renewer;
+  private AutoCloseable subscription;
+
+  private Worker(Builder b) {
+    this.queue = b.queue;
+    this.queueName = b.queueName;
+    this.handler = b.handler;
+    this.threads = b.threads;
+    this.lease = b.lease;
+    this.idleMin = b.idleMin;
+    this.idleMax = b.idleMax;
+    this.shutdownTimeout = b.shutdownTimeout;
+  }
+
+  /**
+   * Returns a builder for a worker on one queue.
+   *
+   * @param queue the job queue
+   * @param queueName the queue's name
+   * @param handler what to do with each message
+   * @return the builder
+   */
+  public static Builder builder(JobQueue queue, String queueName, Handler handler) {
+    return new Builder(queue, queueName, handler);
+  }
+
+  /**
+   * Starts the threads. A worker starts once.
+   *
+   * @return this worker
+   * @throws IllegalStateException if already started
+   */
+  public synchronized Worker start() {
+    if (pollers != null) {
+      throw new IllegalStateException("worker already started");
+    }
+    running = true;
+    String name = "onceonly-worker-" + WORKERS.incrementAndGet() + "-" + queueName;
+    subscription = queue.onSend(this::wake);
+    renewer = Executors.newSingleThreadScheduledExecutor(daemon(name + "-renew"));
+    long every = Math.max(1, lease.toMillis() / 3);
+    renewer.scheduleAtFixedRate(this::renewAll, every, every, TimeUnit.MILLISECONDS);
+    pollers = Executors.newFixedThreadPool(threads, daemon(name));
+    for (int i = 0; i < threads; i++) {
+      pollers.execute(this::poll);
+    }
+    return this;
+  }
+
+  private void wake(String queue) {
+    if (queueName.equals(queue) && wakeups.availablePermits() < threads) {
+      wakeups.release();
+    }
+  }
+
+  private void poll() {
+    long idle = idleMin.toMillis();
+    while (running) {
+      List<Delivery> deliveries;
+      try {
+        deliveries = queue.receive(queueName, 1, lease);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "receive from " + queueName + " failed", e);
+        deliveries = List.of();
+      }
+      if (deliveries.isEmpty()) {
+        if (!idle(idle)) {
+          return;
+        }
+        idle = Math.min(idle * 2, idleMax.toMillis());
+        continue;
+      }
+      idle = idleMin.toMillis();
+      deliveries.forEach(this::handle);
+    }
+  }
+
+  /** Waits for a wake-up or the idle time; returns false if interrupted. */
+  private boolean idle(long millis) {
+    try {
+      if (wakeups.tryAcquire(millis, TimeUnit.MILLISECONDS)) {
+        wakeups.drainPermits();
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private void handle(Delivery delivery) {
+    Job job = new Job(delivery, queue);
+    inFlight.add(job);
+    try {
+      handler.handle(job);
+      settle(job);
+    } catch (CancellationException e) {
+      release(job);
+    } catch (Throwable t) {
+      fail(job, t);
+    } finally {
+      inFlight.remove(job);
+    }
+  }
+
+  private void settle(Job job) {
+    QueueResult r = job.result();
+    if (r == null) {
+      Instant at = job.requestedRetry();
+      r = at != null ? queue.reschedule(job.lease(), at) : queue.ack(job.lease());
+    }
+    count(r);
+  }
+
+  private void fail(Job job, Throwable t) {
+    if (job.result() != null) {
+      count(job.result()); // completed before throwing: the acknowledgement stands
+      return;
+    }
+    String error = t.getClass().getName() + ": " + t.getMessage();
+    try {
+      count(permanent(t) ? queue.deadLetter(job.lease(), error) : queue.nack(job.lease(), error));
+    } catch (RuntimeException e) {
+      e.addSuppressed(t);
+      LOG.log(System.Logger.Level.WARNING, "cannot record failure of " + job.delivery().key(), e);
+    }
+  }
+
+  private static boolean permanent(Throwable t) {
+    return t instanceof InvalidRequestException
+        || t instanceof CanonicalizationException
+        || t instanceof ConflictException;
+  }
+
+  private void release(Job job) {
+    if (job.result() == null) {
+      count(queue.reschedule(job.lease(), Instant.EPOCH)); // due at once, attempt not counted
+    }
+  }
+
+  private void count(QueueResult r) {
+    if (r instanceof QueueResult.Completed) {
+      completed.incrementAndGet();
+    } else if (r instanceof QueueResult.Retrying) {
+      retried.incrementAndGet();
+    } else if (r instanceof QueueResult.DeadLettered) {
+      deadLettered.incrementAndGet();
+    } else if (r instanceof QueueResult.LeaseLost) {
+      leasesLost.incrementAndGet();
+    }
+  }
+
+  private void renewAll() {
+    for (Job job : inFlight) {
+      try {
+        QueueResult r = queue.renew(job.lease(), lease);
+        if (r instanceof QueueResult.Renewed renewed) {
+          job.renewed(renewed.lease());
+        } else {
+          job.cancel("lease lost");
+        }
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "lease renewal failed", e);
+      }
+    }
+  }
+
+  /** Returns how many messages this worker acknowledged. */
+  public long completed() {
+    return completed.get();
+  }
+
+  /** Returns how many failed attempts were scheduled for retry. */
+  public long retried() {
+    return retried.get();
+  }
+
+  /** Returns how many messages were dead-lettered. */
+  public long deadLettered() {
+    return deadLettered.get();
+  }
+
+  /** Returns how many acknowledgements found the lease taken over. */
+  public long leasesLost() {
+    return leasesLost.get();
+  }
+
+  /**
+   * Stops claiming, waits up to the shutdown timeout for in-flight handlers, then cancels the rest
+   * and releases their messages for redelivery.
+   */
+  @Override
+  public synchronized void close() {
+    if (pollers == null || !running) {
+      return;
+    }
+    running = false;
+    wakeups.release(threads);
+    pollers.shutdown();
+    try {
+      if (!pollers.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        inFlight.forEach(job -> job.cancel("worker shutting down"));
+        inFlight.forEach(this::release);
+        pollers.shutdownNow();
+        pollers.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      renewer.shutdownNow();
+      closeQuietly(subscription);
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.DEBUG, "closing subscription", e);
+    }
+  }
+
+  private static ThreadFactory daemon(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** Configures a {@link Worker}. Not thread-safe. */
+  public static final class Builder {
+    private final JobQueue queue;
+    private final String queueName;
+    private final Handler handler;
+    private int threads = 1;
+    private Duration lease = Duration.ofSeconds(30);
+    private Duration idleMin = Duration.ofMillis(10);
+    private Duration idleMax = Duration.ofSeconds(1);
+    private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+    private Builder(JobQueue queue, String queueName, Handler handler) {
+      this.queue = Objects.requireNonNull(queue, "queue");
+      this.queueName = Objects.requireNonNull(queueName, "queueName");
+      this.handler = Objects.requireNonNull(handler, "handler");
+    }
+
+    /**
+     * Sets the number of handler threads. Default 1.
+     *
+     * @param threads at least 1
+     * @return this builder
+     */
+    public Builder threads(int threads) {
+      if (threads <= 0) {
+        throw new IllegalArgumentException("threads must be > 0");
+      }
+      this.threads = threads;
+      return this;
+    }
+
+    /**
+     * Sets the lease of each claim, renewed every third of it while the handler runs. Default 30
+     * seconds.
+     *
+     * @param lease positive
+     * @return this builder
+     */
+    public Builder lease(Duration lease) {
+      this.lease = positive(lease, "lease");
+      return this;
+    }
+
+    /**
+     * Sets the shortest and longest wait between polls of an empty queue. Default 10 ms to 1 s.
+     *
+     * @param min positive
+     * @param max at least {@code min}
+     * @return this builder
+     */
+    public Builder idleBackoff(Duration min, Duration max) {
+      positive(min, "min");
+      positive(max, "max");
+      if (max.compareTo(min) < 0) {
+        throw new IllegalArgumentException("max must be >= min");
+      }
+      this.idleMin = min;
+      this.idleMax = max;
+      return this;
+    }
+
+    /**
+     * Sets how long {@link Worker#close()} waits for in-flight handlers. Default 10 seconds.
+     *
+     * @param timeout positive
+     * @return this builder
+     */
+    public Builder shutdownTimeout(Duration timeout) {
+      this.shutdownTimeout = positive(timeout, "shutdownTimeout");
+      return this;
+    }
+
+    /** Returns the worker, not yet started. */
+    public Worker build() {
+      return new Worker(this);
+    }
+
+    private static Duration positive(Duration d, String name) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be > 0");
+      }
+      return d;
+    }
+  }
+}
