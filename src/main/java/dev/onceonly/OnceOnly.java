@@ -157,6 +157,8 @@ public final class OnceOnly implements AutoCloseable {
     private int rejectionBodyBytes = 8192;
     private Duration busyTimeout = Duration.ofSeconds(5);
     private Synchronous synchronous = Synchronous.FULL;
+    private int groupCommitMaxBatch = 64;
+    private Duration groupCommitMaxWait = Duration.ZERO;
 
     private Builder() {}
 
@@ -373,6 +375,30 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * Sets group commit for a SQLite file or a single connection: steps waiting at the same time
+     * run in one transaction, each under its own savepoint, and commit once. A lone step never
+     * waits for company unless {@code maxWait} is positive. Default: up to 64 steps, no wait.
+     * {@code maxBatch} 1 turns grouping off (one transaction per step). Under contention an effect
+     * may run on another caller's thread; it must only use the connection it is given.
+     *
+     * @param maxBatch the most steps in one transaction, at least 1
+     * @param maxWait how long a batch may wait to fill, zero or positive
+     * @return this builder
+     */
+    public Builder groupCommit(int maxBatch, Duration maxWait) {
+      if (maxBatch <= 0) {
+        throw new IllegalArgumentException("maxBatch must be > 0");
+      }
+      Objects.requireNonNull(maxWait, "maxWait");
+      if (maxWait.isNegative()) {
+        throw new IllegalArgumentException("maxWait must be >= 0");
+      }
+      this.groupCommitMaxBatch = maxBatch;
+      this.groupCommitMaxWait = maxWait;
+      return this;
+    }
+
+    /**
      * Opens the store and applies the schema migrations.
      *
      * @return the open store
@@ -420,11 +446,13 @@ public final class OnceOnly implements AutoCloseable {
         throw new IllegalStateException("set exactly one of sqlite, dataSource or connection");
       }
       if (sqliteFile != null) {
-        return new SingleConnectionDatabase(Dialect.SQLITE, this::openSqliteFile, true);
+        return new SingleConnectionDatabase(
+            Dialect.SQLITE, this::openSqliteFile, true, groupCommitMaxBatch, groupCommitMaxWait);
       }
       if (connection != null) {
         Connection c = connection;
-        return new SingleConnectionDatabase(detect(c), () -> c, false);
+        return new SingleConnectionDatabase(
+            detect(c), () -> c, false, groupCommitMaxBatch, groupCommitMaxWait);
       }
       try (Connection c = dataSource.getConnection()) {
         return new DataSourceDatabase(detect(c), dataSource);

@@ -3,8 +3,8 @@ package dev.onceonly.internal;
 import dev.onceonly.StoreException;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
 
 /**
@@ -133,8 +133,8 @@ public abstract class Database implements AutoCloseable {
   }
 
   protected static void execute(Connection c, String sql) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute(sql);
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      s.execute();
     }
   }
 

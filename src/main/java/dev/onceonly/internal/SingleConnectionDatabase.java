@@ -4,15 +4,31 @@ import dev.onceonly.StoreException;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One connection shared by every thread of this process, one unit of work at a time.
+ * One write connection shared by every thread of this process, with group commit.
  *
- * <p>This is the embedded SQLite default: SQLite admits one writer per file anyway, so threads of
- * one process queue on a Java lock (cheap, fair) instead of on the file lock with {@code
- * busy_timeout} sleeps, which collapse throughput under contention. Other processes on the same
- * file still meet at the file lock. A connection that fails is closed and reopened on next use.
+ * <p>SQLite admits one writer per file, and threads that fight for it with {@code busy_timeout}
+ * sleeps collapse throughput. Here threads of one process queue in memory instead, and whichever
+ * thread finds the connection free becomes the leader: it takes every step waiting at that moment
+ * (up to {@code maxBatch}), runs them in one {@code BEGIN IMMEDIATE} transaction, each under its
+ * own savepoint so that one failing step rolls back alone, commits once, and then answers every
+ * caller. A lone caller runs its own step at once, with no savepoint and no hand-off; there is no
+ * artificial delay unless {@code maxWait} is set. Nothing is answered before its commit. Other
+ * processes on the same file still meet at the file lock, once per batch.
+ *
+ * <p>Consequence for effects: under contention a step may run on another caller's thread, so an
+ * effect must use only the connection it is given, not thread-local state.
+ *
+ * <p>Reads use a second connection (WAL lets them run beside the writer). A connection that fails
+ * is closed and reopened on next use.
  */
 public final class SingleConnectionDatabase extends Database {
   /** Opens a new connection, configured for use. */
@@ -22,87 +38,254 @@ public final class SingleConnectionDatabase extends Database {
     Connection open() throws SQLException;
   }
 
-  private final ReentrantLock lock = new ReentrantLock(true);
+  private final ReentrantLock writeLock = new ReentrantLock();
+  private final ReentrantLock readLock = new ReentrantLock(true);
+  private final ConcurrentLinkedQueue<Step<?>> waiting = new ConcurrentLinkedQueue<>();
   private final Opener opener;
   private final boolean owned;
-  private Connection connection;
-  private boolean closed;
+  private final int maxBatch;
+  private final long maxWaitNanos;
+  private Connection writer;
+  private Connection reader;
+  private volatile boolean closed;
 
   /**
    * Creates the database.
    *
    * @param dialect the dialect
-   * @param opener opens the connection (again after a failure, if {@code owned})
-   * @param owned whether this object opened the connection and so closes it
+   * @param opener opens connections (again after a failure)
+   * @param owned whether this object opened the connection and so closes it; a caller's single
+   *     connection is used for reads and writes alike
+   * @param maxBatch the most steps in one transaction; 1 turns group commit off
+   * @param maxWait how long a leader waits for more steps when its batch is not full
    */
-  public SingleConnectionDatabase(Dialect dialect, Opener opener, boolean owned) {
+  public SingleConnectionDatabase(
+      Dialect dialect, Opener opener, boolean owned, int maxBatch, Duration maxWait) {
     super(dialect);
     this.opener = opener;
     this.owned = owned;
+    this.maxBatch = maxBatch;
+    this.maxWaitNanos = maxWait.toNanos();
+  }
+
+  /** A step waiting for (or done by) a leader. */
+  private static final class Step<T> {
+    final Work<T> work;
+    final Thread owner = Thread.currentThread();
+    volatile boolean done;
+    T result;
+    Throwable failure;
+
+    Step(Work<T> work) {
+      this.work = work;
+    }
   }
 
   @Override
   protected <T> T inWriteTransaction(Work<T> work) {
-    lock.lock();
-    try {
-      Connection c = connection();
-      try {
-        begin(c);
-      } catch (SQLException e) {
-        throw storeError("cannot begin a write transaction", e);
+    Step<T> step = new Step<>(work);
+    waiting.add(step);
+    while (!step.done) {
+      if (writeLock.tryLock()) {
+        try {
+          if (!step.done) {
+            lead();
+          }
+        } finally {
+          writeLock.unlock();
+        }
+        wakeNextLeader();
+      } else {
+        LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
       }
-      try {
-        T result = work.run(c);
-        commit(c);
-        return result;
-      } catch (Throwable failure) {
-        rollback(c, failure);
-        throw propagate(failure, "write transaction failed");
-      }
-    } finally {
-      lock.unlock();
     }
+    return outcome(step);
+  }
+
+  private void wakeNextLeader() {
+    Step<?> next = waiting.peek();
+    if (next != null) {
+      LockSupport.unpark(next.owner);
+    }
+  }
+
+  private <T> T outcome(Step<T> step) {
+    Throwable f = step.failure;
+    if (f == null) {
+      return step.result;
+    }
+    throw propagate(f, "write transaction failed");
+  }
+
+  /** Runs one batch of waiting steps; called with the write lock held. */
+  private void lead() {
+    List<Step<?>> batch = drain();
+    if (batch.isEmpty()) {
+      return;
+    }
+    Connection c;
+    try {
+      c = writer();
+      begin(c);
+    } catch (RuntimeException | SQLException e) {
+      finishAll(batch, e instanceof SQLException s ? storeError("cannot begin a write", s) : e);
+      return;
+    }
+    if (batch.size() == 1) {
+      runAlone(c, batch.get(0));
+    } else {
+      runGrouped(c, batch);
+    }
+  }
+
+  private List<Step<?>> drain() {
+    List<Step<?>> batch = new ArrayList<>(Math.min(maxBatch, 64));
+    long deadline = System.nanoTime() + maxWaitNanos;
+    while (batch.size() < maxBatch) {
+      Step<?> s = waiting.poll();
+      if (s != null) {
+        batch.add(s);
+      } else if (maxWaitNanos > 0 && !batch.isEmpty() && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      } else {
+        break;
+      }
+    }
+    return batch;
+  }
+
+  private void runAlone(Connection c, Step<?> step) {
+    try {
+      runInto(step, c);
+      commit(c);
+    } catch (Throwable t) {
+      rollback(c, t);
+      step.result = null;
+      step.failure = t;
+    }
+    finish(step);
+  }
+
+  private void runGrouped(Connection c, List<Step<?>> batch) {
+    for (Step<?> step : batch) {
+      try {
+        execute(c, "SAVEPOINT onceonly_group");
+        try {
+          runInto(step, c);
+          execute(c, "RELEASE SAVEPOINT onceonly_group");
+        } catch (Throwable t) {
+          step.failure = t;
+          execute(c, "ROLLBACK TO SAVEPOINT onceonly_group");
+          execute(c, "RELEASE SAVEPOINT onceonly_group");
+        }
+      } catch (SQLException e) {
+        // The connection itself failed: nothing of this batch can commit.
+        rollback(c, e);
+        finishAll(batch, storeError("group transaction failed", e));
+        return;
+      }
+    }
+    try {
+      commit(c);
+    } catch (SQLException e) {
+      rollback(c, e);
+      finishAll(batch, storeError("commit failed; no step of the batch was committed", e));
+      return;
+    }
+    batch.forEach(SingleConnectionDatabase::finish);
+  }
+
+  private static <T> void runInto(Step<T> step, Connection c) throws SQLException {
+    step.result = step.work.run(c);
+  }
+
+  private static void finishAll(List<Step<?>> batch, Throwable failure) {
+    for (Step<?> s : batch) {
+      s.result = null;
+      s.failure = failure;
+      finish(s);
+    }
+  }
+
+  private static void finish(Step<?> step) {
+    step.done = true;
+    LockSupport.unpark(step.owner);
   }
 
   @Override
   protected <T> T inReadConnection(Work<T> work) {
-    lock.lock();
+    if (!owned) {
+      return inWriteTransaction(work); // one caller connection: reads take turns with writes
+    }
+    readLock.lock();
     try {
-      return work.run(connection());
+      return work.run(reader());
     } catch (SQLException e) {
+      reader = closeQuietly(reader);
       throw storeError("read failed", e);
     } finally {
-      lock.unlock();
+      readLock.unlock();
     }
   }
 
-  private Connection connection() {
+  private Connection writer() throws SQLException {
+    checkOpen();
+    if (writer == null || writer.isClosed()) {
+      writer = owned ? StatementCache.wrap(opener.open(), 64) : opener.open();
+    }
+    return writer;
+  }
+
+  private Connection reader() throws SQLException {
+    checkOpen();
+    if (reader == null || reader.isClosed()) {
+      reader = StatementCache.wrap(opener.open(), 64);
+    }
+    return reader;
+  }
+
+  private void checkOpen() {
     if (closed) {
       throw new IllegalStateException("OnceOnly store is closed");
     }
+  }
+
+  private static Connection closeQuietly(Connection c) {
     try {
-      if (connection == null || connection.isClosed()) {
-        connection = opener.open();
+      if (c != null) {
+        c.close();
       }
-      return connection;
     } catch (SQLException e) {
-      throw new StoreException("cannot open the database", dialect().id(), e);
+      // already failing; the original error is what matters
     }
+    return null;
   }
 
   @Override
   public void close() {
-    lock.lock();
+    closed = true;
+    writeLock.lock();
+    readLock.lock();
     try {
-      closed = true;
-      if (owned && connection != null) {
-        connection.close();
+      if (owned) {
+        closeConnection(writer);
+        closeConnection(reader);
+      }
+    } finally {
+      writer = null;
+      reader = null;
+      readLock.unlock();
+      writeLock.unlock();
+    }
+  }
+
+  private void closeConnection(Connection c) {
+    try {
+      if (c != null) {
+        c.close();
       }
     } catch (SQLException e) {
-      throw storeError("cannot close the database", e);
-    } finally {
-      connection = null;
-      lock.unlock();
+      throw new StoreException("cannot close the database", dialect().id(), e);
     }
   }
 }
