@@ -100,6 +100,23 @@ public final class SqlJobQueue implements JobQueue {
   }
 
   @Override
+  public List<SendResult> sendAll(List<Message> messages) {
+    List<Prepared> prepared = messages.stream().map(this::prepare).toList();
+    List<SendResult> results =
+        core.database()
+            .write(
+                c -> {
+                  List<SendResult> out = new ArrayList<>(prepared.size());
+                  for (Prepared p : prepared) {
+                    out.add(insert(c, p, null));
+                  }
+                  return out;
+                });
+    prepared.stream().map(p -> p.message().queue()).distinct().forEach(signals::fire);
+    return results;
+  }
+
+  @Override
   public SendResult send(Connection transaction, Message message) {
     Objects.requireNonNull(transaction, "transaction");
     Prepared p = prepare(message);

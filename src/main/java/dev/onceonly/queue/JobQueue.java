@@ -43,6 +43,14 @@ public interface JobQueue {
   SendResult send(Message message);
 
   /**
+   * Sends several messages in one transaction of its own: all are queued or none.
+   *
+   * @param messages the messages
+   * @return one result per message, in order
+   */
+  List<SendResult> sendAll(List<Message> messages);
+
+  /**
    * Sends a message inside the caller's open transaction (outbox): the message exists if and only
    * if the caller's transaction commits.
    *

@@ -1,0 +1,69 @@
+package dev.onceonly.bench;
+
+import dev.onceonly.OnceOnly;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.sqlite.SQLiteConfig;
+
+/** Temporary SQLite files and raw connections configured like the library's own. */
+final class BenchDb {
+  private BenchDb() {}
+
+  static Path newFile() {
+    try {
+      return Files.createTempDirectory("onceonly-bench").resolve("bench.db");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A raw connection with the same pragmas OnceOnly uses: WAL, busy_timeout, synchronous. */
+  static Connection raw(Path file, String synchronous) throws SQLException {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(synchronous));
+    config.setBusyTimeout(60_000);
+    return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+  }
+
+  static OnceOnly open(Path file, String synchronous) {
+    return OnceOnly.builder()
+        .sqlite(file)
+        .synchronous(OnceOnly.Synchronous.valueOf(synchronous))
+        .busyTimeout(Duration.ofSeconds(60))
+        .build();
+  }
+
+  static void exec(Connection c, String... sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      for (String q : sql) {
+        s.execute(q);
+      }
+    }
+  }
+
+  static void delete(Path file) {
+    try (Stream<Path> files = Files.list(file.getParent())) {
+      files.sorted(Comparator.reverseOrder()).forEach(BenchDb::deleteQuietly);
+      Files.deleteIfExists(file.getParent());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void deleteQuietly(Path p) {
+    try {
+      Files.deleteIfExists(p);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,155 @@
+package dev.onceonly.bench;
+
+import dev.onceonly.OnceOnly;
+import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.Lease;
+import dev.onceonly.queue.Message;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * Jobs through the queue: send a batch, receive it under leases, acknowledge it; three transactions
+ * per batch of {@value #BATCH}. The raw loop runs the same SQL on a table of the same shape, with
+ * statements prepared once and payloads already serialized. Scores are jobs/s.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@State(Scope.Benchmark)
+public class QueueBenchmark {
+  static final int BATCH = 100;
+
+  @Param({"FULL"})
+  public String sync;
+
+  Path file;
+  OnceOnly once;
+  final AtomicInteger threads = new AtomicInteger();
+
+  @Setup(Level.Trial)
+  public void open() throws SQLException {
+    file = BenchDb.newFile();
+    once = BenchDb.open(file, sync);
+    try (Connection c = BenchDb.raw(file, sync)) {
+      BenchDb.exec(
+          c,
+          "CREATE TABLE raw_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, queue TEXT NOT NULL,"
+              + " message_key TEXT NOT NULL, payload TEXT NOT NULL, deliver_at INTEGER NOT NULL,"
+              + " attempts INTEGER NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0,"
+              + " UNIQUE (queue, message_key))",
+          "CREATE INDEX raw_messages_due ON raw_messages (queue, deliver_at, id)");
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void close() {
+    once.close();
+    BenchDb.delete(file);
+  }
+
+  /** Per-thread state: a key sequence and a raw connection with its statements. */
+  @State(Scope.Thread)
+  public static class PerThread {
+    String prefix;
+    int next;
+    Connection raw;
+    PreparedStatement begin;
+    PreparedStatement commit;
+    PreparedStatement insert;
+    PreparedStatement claim;
+    PreparedStatement ack;
+
+    @Setup(Level.Trial)
+    public void open(QueueBenchmark bench) throws SQLException {
+      prefix = "t" + bench.threads.incrementAndGet() + "-" + System.nanoTime() + "-";
+      raw = BenchDb.raw(bench.file, bench.sync);
+      begin = raw.prepareStatement("BEGIN IMMEDIATE");
+      commit = raw.prepareStatement("COMMIT");
+      insert =
+          raw.prepareStatement(
+              "INSERT INTO raw_messages (queue, message_key, payload, deliver_at)"
+                  + " VALUES ('jobs', ?, ?, ?) ON CONFLICT (queue, message_key) DO NOTHING");
+      claim =
+          raw.prepareStatement(
+              "UPDATE raw_messages SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1"
+                  + " WHERE id IN (SELECT id FROM raw_messages WHERE queue = 'jobs'"
+                  + " AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?)"
+                  + " RETURNING id, message_key, payload, fence");
+      ack = raw.prepareStatement("DELETE FROM raw_messages WHERE id = ? AND fence = ?");
+    }
+
+    @TearDown(Level.Trial)
+    public void close() throws SQLException {
+      raw.close();
+    }
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public int onceonly_sendReceiveAck(PerThread t) {
+    List<Message> batch = new ArrayList<>(BATCH);
+    for (int i = 0; i < BATCH; i++) {
+      batch.add(Message.of("jobs", t.prefix + t.next++, Map.of("n", t.next)));
+    }
+    once.queue().sendAll(batch);
+    List<Delivery> got = once.queue().receive("jobs", BATCH, Duration.ofMinutes(5));
+    List<Lease> leases = new ArrayList<>(got.size());
+    for (Delivery d : got) {
+      leases.add(d.lease());
+    }
+    return once.queue().ackAll(leases).size();
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public int raw_sendReceiveAck(PerThread t) throws SQLException {
+    long now = System.currentTimeMillis();
+    t.begin.execute();
+    for (int i = 0; i < BATCH; i++) {
+      t.insert.setString(1, t.prefix + t.next++);
+      t.insert.setString(2, "{\"n\":" + t.next + "}");
+      t.insert.setLong(3, now);
+      t.insert.executeUpdate();
+    }
+    t.commit.execute();
+    t.begin.execute();
+    List<long[]> leases = new ArrayList<>(BATCH);
+    t.claim.setLong(1, now + 300_000);
+    t.claim.setLong(2, now);
+    t.claim.setInt(3, BATCH);
+    try (ResultSet rs = t.claim.executeQuery()) {
+      while (rs.next()) {
+        rs.getString(3);
+        leases.add(new long[] {rs.getLong(1), rs.getLong(4)});
+      }
+    }
+    t.commit.execute();
+    t.begin.execute();
+    for (long[] l : leases) {
+      t.ack.setLong(1, l[0]);
+      t.ack.setLong(2, l[1]);
+      t.ack.executeUpdate();
+    }
+    t.commit.execute();
+    return leases.size();
+  }
+}

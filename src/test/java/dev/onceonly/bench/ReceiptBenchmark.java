@@ -1,0 +1,199 @@
+package dev.onceonly.bench;
+
+import dev.onceonly.IntentKey;
+import dev.onceonly.OnceOnly;
+import dev.onceonly.Outcome;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * {@code execute} against a raw JDBC loop doing the same SQL on the same kind of file: {@code BEGIN
+ * IMMEDIATE; SELECT receipt; INSERT effect; INSERT receipt; COMMIT}, one transaction per step, each
+ * thread on its own connection (so several threads meet at SQLite's file lock, under {@code
+ * busy_timeout}).
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@State(Scope.Benchmark)
+public class ReceiptBenchmark {
+  static final int HOT_KEYS = 10_000;
+
+  @Param({"NORMAL"})
+  public String sync;
+
+  Path file;
+  OnceOnly once;
+  final AtomicInteger threads = new AtomicInteger();
+
+  @Setup(Level.Trial)
+  public void open() throws SQLException {
+    file = BenchDb.newFile();
+    once = BenchDb.open(file, sync);
+    try (Connection c = BenchDb.raw(file, sync)) {
+      BenchDb.exec(
+          c,
+          "CREATE TABLE effects (scope TEXT NOT NULL, k TEXT NOT NULL, v INTEGER NOT NULL)",
+          "CREATE TABLE raw_receipts (scope TEXT NOT NULL, k TEXT NOT NULL,"
+              + " fingerprint TEXT NOT NULL, result TEXT NOT NULL, PRIMARY KEY (scope, k))");
+    }
+    for (int i = 0; i < HOT_KEYS; i++) {
+      once.receipts()
+          .execute(
+              IntentKey.of("hot", "k" + i),
+              "touch",
+              Map.of("i", i),
+              Integer.class,
+              c -> effect(c, "hot", "k", 1));
+    }
+    try (Connection c = BenchDb.raw(file, sync)) {
+      RawLoop raw = new RawLoop(c);
+      for (int i = 0; i < HOT_KEYS; i++) {
+        raw.step("hot", "k" + i);
+      }
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void close() {
+    once.close();
+    BenchDb.delete(file);
+  }
+
+  static Integer effect(Connection c, String scope, String key, int v) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO effects VALUES (?, ?, ?)")) {
+      ps.setString(1, scope);
+      ps.setString(2, key);
+      ps.setInt(3, v);
+      ps.executeUpdate();
+    }
+    return v;
+  }
+
+  /** Per-thread state: a key sequence and a raw connection of its own. */
+  @State(Scope.Thread)
+  public static class PerThread {
+    String scope;
+    int next;
+    Connection raw;
+    RawLoop loop;
+
+    @Setup(Level.Trial)
+    public void open(ReceiptBenchmark bench) throws SQLException {
+      scope = "t" + bench.threads.incrementAndGet() + "-" + System.nanoTime();
+      raw = BenchDb.raw(bench.file, bench.sync);
+      loop = new RawLoop(raw);
+    }
+
+    @TearDown(Level.Trial)
+    public void close() throws SQLException {
+      loop.close();
+      raw.close();
+    }
+  }
+
+  /** The raw loop, with statements prepared once as a careful hand-written loop would. */
+  static final class RawLoop implements AutoCloseable {
+    final Connection c;
+    final PreparedStatement begin;
+    final PreparedStatement select;
+    final PreparedStatement insertEffect;
+    final PreparedStatement insertReceipt;
+    final PreparedStatement commit;
+
+    RawLoop(Connection c) throws SQLException {
+      this.c = c;
+      begin = c.prepareStatement("BEGIN IMMEDIATE");
+      select = c.prepareStatement("SELECT result FROM raw_receipts WHERE scope = ? AND k = ?");
+      insertEffect = c.prepareStatement("INSERT INTO effects VALUES (?, ?, 1)");
+      insertReceipt = c.prepareStatement("INSERT INTO raw_receipts VALUES (?, ?, ?, ?)");
+      commit = c.prepareStatement("COMMIT");
+    }
+
+    String step(String scope, String key) throws SQLException {
+      begin.execute();
+      try {
+        select.setString(1, scope);
+        select.setString(2, key);
+        try (ResultSet rs = select.executeQuery()) {
+          if (rs.next()) {
+            String stored = rs.getString(1);
+            commit.execute();
+            return stored;
+          }
+        }
+        insertEffect.setString(1, scope);
+        insertEffect.setString(2, key);
+        insertEffect.executeUpdate();
+        insertReceipt.setString(1, scope);
+        insertReceipt.setString(2, key);
+        insertReceipt.setString(3, "fp");
+        insertReceipt.setString(4, "1");
+        insertReceipt.executeUpdate();
+        commit.execute();
+        return "1";
+      } catch (SQLException e) {
+        c.createStatement().execute("ROLLBACK");
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() throws SQLException {
+      for (PreparedStatement ps :
+          new PreparedStatement[] {begin, select, insertEffect, insertReceipt, commit}) {
+        ps.close();
+      }
+    }
+  }
+
+  @Benchmark
+  public Outcome<Integer> onceonly_newKey(PerThread t) throws SQLException {
+    String key = "k" + t.next++;
+    return once.receipts()
+        .execute(
+            IntentKey.of(t.scope, key),
+            "touch",
+            Map.of("i", t.next),
+            Integer.class,
+            c -> effect(c, t.scope, key, 1));
+  }
+
+  @Benchmark
+  public String raw_newKey(PerThread t) throws SQLException {
+    return t.loop.step(t.scope, "k" + t.next++);
+  }
+
+  @Benchmark
+  public Outcome<Integer> onceonly_repeatedKey() throws SQLException {
+    int i = ThreadLocalRandom.current().nextInt(HOT_KEYS);
+    return once.receipts()
+        .execute(
+            IntentKey.of("hot", "k" + i),
+            "touch",
+            Map.of("i", i),
+            Integer.class,
+            c -> effect(c, "hot", "k", 1));
+  }
+
+  @Benchmark
+  public String raw_repeatedKey(PerThread t) throws SQLException {
+    return t.loop.step("hot", "k" + ThreadLocalRandom.current().nextInt(HOT_KEYS));
+  }
+}
