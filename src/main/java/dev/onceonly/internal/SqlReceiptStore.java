@@ -83,7 +83,8 @@ public final class SqlReceiptStore implements ReceiptStore {
   private <T, X extends Exception> Outcome<T> step(
       Connection c, Requests.Prepared request, Class<T> resultType, Effect<T, X> effect)
       throws SQLException {
-    Instant now = core.clock().instant();
+    // Receipts keep epoch millis: a finer "now" would make Created and Repeated disagree.
+    Instant now = Instant.ofEpochMilli(core.clock().millis());
     Receipt existing = select(c, request.key());
     if (existing != null) {
       if (existing.forgetAt().isAfter(now)) {
