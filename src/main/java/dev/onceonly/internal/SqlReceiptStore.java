@@ -86,15 +86,15 @@ public final class SqlReceiptStore implements ReceiptStore {
     // Receipts keep epoch millis: a finer "now" would make Created and Repeated disagree.
     Instant now = Instant.ofEpochMilli(core.clock().millis());
     Receipt existing = select(c, request.key());
-    if (existing != null) {
-      if (existing.forgetAt().isAfter(now)) {
-        return answer(existing, request, resultType, now);
-      }
-      delete(c, request.key()); // past every retention: the key may run again
+    if (existing != null && existing.forgetAt().isAfter(now)) {
+      return answer(existing, request, resultType, now);
     }
     Fingerprint registered = intents.registeredFingerprint(c, request.key());
     if (registered != null && !registered.equals(request.fingerprint())) {
       return new Outcome.Conflict<>(request.key(), registered, request.fingerprint());
+    }
+    if (existing != null) {
+      delete(c, request.key()); // past every retention: the key may run again
     }
     T result = run(effect, c);
     String json = serialize(result);
