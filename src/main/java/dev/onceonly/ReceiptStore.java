@@ -31,6 +31,8 @@ public interface ReceiptStore {
    * @throws X what the effect threw; the step was rolled back and no receipt written
    * @throws InvalidRequestException if the request is refused before anything ran
    * @throws CanonicalizationException if the arguments are not I-JSON or too large
+   * @throws IllegalArgumentException if the effect's result cannot be stored as JSON exactly (for
+   *     example it holds an unpaired surrogate); the step was rolled back
    * @throws StoreException if the database fails; the step was rolled back
    */
   <T, X extends Exception> Outcome<T> execute(
@@ -54,6 +56,8 @@ public interface ReceiptStore {
    * @param <X> the effect's exception type
    * @return the outcome; {@link Outcome.Created} means "will be durable when you commit"
    * @throws X what the effect threw, after rolling back to the step's savepoint
+   * @throws IllegalArgumentException if the effect's result cannot be stored as JSON exactly, after
+   *     rolling back to the step's savepoint
    */
   <T, X extends Exception> Outcome<T> execute(
       Connection transaction,

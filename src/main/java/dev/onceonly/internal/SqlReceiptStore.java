@@ -83,7 +83,8 @@ public final class SqlReceiptStore implements ReceiptStore {
   private <T, X extends Exception> Outcome<T> step(
       Connection c, Requests.Prepared request, Class<T> resultType, Effect<T, X> effect)
       throws SQLException {
-    Instant now = core.clock().instant();
+    // Receipts keep epoch millis: a finer "now" would make Created and Repeated disagree.
+    Instant now = Instant.ofEpochMilli(core.clock().millis());
     Receipt existing = select(c, request.key());
     if (existing != null && existing.forgetAt().isAfter(now)) {
       return answer(existing, request, resultType, now);
@@ -127,12 +128,20 @@ public final class SqlReceiptStore implements ReceiptStore {
   }
 
   private String serialize(Object result) {
+    String json;
     try {
-      return core.mapper().writeValueAsString(result);
+      json = core.mapper().writeValueAsString(result);
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException(
           "the effect's result cannot be written as JSON: " + e.getOriginalMessage(), e);
     }
+    // Jackson writes an unpaired surrogate raw, and its UTF-8 form would come back as "?":
+    // a repeated request would then get another result than the first one.
+    if (Jcs.loneSurrogate(json) >= 0) {
+      throw new IllegalArgumentException(
+          "the effect's result cannot be stored: it holds an unpaired surrogate");
+    }
+    return json;
   }
 
   private <T> T deserialize(String json, Class<T> type) {

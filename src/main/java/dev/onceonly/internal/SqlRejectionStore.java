@@ -78,7 +78,10 @@ public final class SqlRejectionStore implements RejectionStore {
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
     CharBuffer in = CharBuffer.wrap(s);
-    encoder.encode(in, ByteBuffer.allocate(maxBytes), true); // stops before a char that won't fit
+    // No UTF-16 unit takes more than 3 UTF-8 bytes: never allocate the bound itself, which may be
+    // as large as Integer.MAX_VALUE when a caller wants whole bodies kept.
+    int capacity = (int) Math.min(maxBytes, 3L * s.length());
+    encoder.encode(in, ByteBuffer.allocate(capacity), true); // stops before a char that won't fit
     return s.substring(0, in.position());
   }
 

@@ -1,6 +1,9 @@
 package dev.onceonly.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onceonly.ArgumentsValidator;
 import dev.onceonly.Effect;
+import dev.onceonly.InvalidRequestException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,6 +16,25 @@ public final class Tickets {
 
   /** A created ticket, the result stored in the receipt. */
   public record Ticket(long ticketId, String subject) {}
+
+  /**
+   * Seed 003's checks of {@code create_ticket}: only the member "subject", a string with some
+   * non-blank text and at most 120 characters.
+   */
+  public static final ArgumentsValidator VALIDATOR = Tickets::check;
+
+  private static void check(JsonNode arguments) {
+    if (!arguments.isObject() || arguments.size() != 1 || !arguments.has("subject")) {
+      throw new InvalidRequestException("arguments", "Se requiere únicamente subject");
+    }
+    JsonNode subject = arguments.get("subject");
+    if (!subject.isTextual()
+        || subject.textValue().isBlank()
+        || subject.textValue().length() > 120) {
+      throw new InvalidRequestException(
+          "arguments", "subject debe contener texto y ocupar como máximo 120 caracteres");
+    }
+  }
 
   public static void createTable(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {

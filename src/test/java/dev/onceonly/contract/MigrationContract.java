@@ -1,0 +1,161 @@
+package dev.onceonly.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceonly.IntentKey;
+import dev.onceonly.OnceOnly;
+import dev.onceonly.Outcome;
+import dev.onceonly.StoreException;
+import dev.onceonly.testing.Race;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The contract of schema migrations: applied once on open, refused when the database is newer,
+ * separated by table prefix, and safe when several instances open a new database at once.
+ */
+public abstract class MigrationContract extends ContractSupport {
+  static final List<String> DEFAULT_TABLES =
+      List.of(
+          "onceonly_intents",
+          "onceonly_receipts",
+          "onceonly_rejections",
+          "onceonly_schema_version");
+
+  @Test
+  void aNewDatabaseGetsSchemaVersion1() {
+    start();
+    long openedAt = clock.millis();
+    once.close();
+    assertThat(tables()).containsExactlyElementsOf(DEFAULT_TABLES);
+    assertThat(strings("SELECT version FROM onceonly_schema_version")).containsExactly("1");
+    assertThat(strings("SELECT description FROM onceonly_schema_version"))
+        .containsExactly("V1__receipt_core.sql");
+    assertThat(count("SELECT applied_at FROM onceonly_schema_version")).isEqualTo(openedAt);
+  }
+
+  @Test
+  void reopeningDoesNotApplyAgainAndKeepsTheData() {
+    start();
+    long openedAt = clock.millis();
+    once.intents().register(IntentKey.of("s", "k"), "job", Map.of());
+    clock.advance(Duration.ofDays(3));
+    reopen();
+    reopen();
+    assertThat(count("SELECT COUNT(*) FROM onceonly_schema_version")).isOne();
+    assertThat(count("SELECT applied_at FROM onceonly_schema_version")).isEqualTo(openedAt);
+    assertThat(count("SELECT COUNT(*) FROM onceonly_intents")).isOne();
+    assertThat(once.intents().find(IntentKey.of("s", "k"))).isPresent();
+  }
+
+  @Test
+  void aNewerSchemaIsRefusedAndLeftAlone() {
+    start();
+    once.close();
+    exec(
+        "INSERT INTO onceonly_schema_version (version, description, applied_at)"
+            + " VALUES (99, 'V99__from_the_future.sql', 0)");
+    Map<String, List<String>> before = snapshot();
+
+    assertThatThrownBy(() -> open(clock, b -> {}))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("newer")
+        .hasMessageContaining("99");
+    assertThat(snapshot()).isEqualTo(before);
+
+    // The failed open released the database: once the row is gone, it opens normally.
+    exec("DELETE FROM onceonly_schema_version WHERE version = 99");
+    OnceOnly reopened = track(open(clock, b -> {}));
+    assertThat(reopened.intents().pending(1)).isEmpty();
+  }
+
+  @Test
+  void aTablePrefixNamesEveryTable() {
+    start(b -> b.tablePrefix("acme_"));
+    once.intents().register(IntentKey.of("s", "k"), "job", Map.of());
+    reopen();
+    assertThat(tables())
+        .containsExactly("acme_intents", "acme_receipts", "acme_rejections", "acme_schema_version");
+    assertThat(count("SELECT COUNT(*) FROM acme_intents")).isOne();
+  }
+
+  @Test
+  void twoPrefixesCoexistInOneDatabase() {
+    start();
+    OnceOnly acme = track(open(clock, b -> b.tablePrefix("acme_")));
+    IntentKey key = IntentKey.of("u-1", "op-17");
+
+    Outcome<String> plain =
+        once.receipts().execute(key, "op", Map.of("v", 1), String.class, c -> "plain");
+    Outcome<String> other =
+        acme.receipts().execute(key, "op", Map.of("v", 2), String.class, c -> "acme");
+    assertThat(plain).isInstanceOf(Outcome.Created.class);
+    assertThat(other).isInstanceOf(Outcome.Created.class);
+    acme.close();
+    reopen();
+
+    assertThat(tables())
+        .containsExactly(
+            "acme_intents",
+            "acme_receipts",
+            "acme_rejections",
+            "acme_schema_version",
+            "onceonly_intents",
+            "onceonly_receipts",
+            "onceonly_rejections",
+            "onceonly_schema_version");
+    assertThat(strings("SELECT result FROM onceonly_receipts")).containsExactly("\"plain\"");
+    assertThat(strings("SELECT result FROM acme_receipts")).containsExactly("\"acme\"");
+    assertThat(count("SELECT COUNT(*) FROM onceonly_schema_version")).isOne();
+    assertThat(count("SELECT COUNT(*) FROM acme_schema_version")).isOne();
+    OnceOnly acmeAgain = track(open(clock, b -> b.tablePrefix("acme_")));
+    assertThat(acmeAgain.receipts().execute(key, "op", Map.of("v", 2), String.class, c -> "again"))
+        .isInstanceOf(Outcome.Repeated.class);
+    assertThat(once.receipts().execute(key, "op", Map.of("v", 2), String.class, c -> "again"))
+        .isInstanceOf(Outcome.Conflict.class);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "x; DROP TABLE",
+        "",
+        "Acme_",
+        "1acme_",
+        "_acme",
+        "acme-",
+        "acme.",
+        "acme_\"",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" // 32 characters
+      })
+  void anInvalidPrefixIsRefusedBeforeAnythingIsCreated(String prefix) {
+    assertThatThrownBy(() -> open(clock, b -> b.tablePrefix(prefix)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tablePrefix");
+    assertThat(tables()).isEmpty();
+  }
+
+  @Test
+  void aNullPrefixIsRefused() {
+    assertThatThrownBy(() -> open(clock, b -> b.tablePrefix(null)))
+        .isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void eightInstancesOpeningANewDatabaseAtOnceAllSucceed() throws Exception {
+    List<OnceOnly> opened = Race.run(8, i -> () -> track(open(clock, b -> {})));
+
+    assertThat(opened).hasSize(8).doesNotContainNull();
+    assertThat(count("SELECT COUNT(*) FROM onceonly_schema_version")).isOne();
+    assertThat(tables()).containsExactlyElementsOf(DEFAULT_TABLES);
+    for (int i = 0; i < opened.size(); i++) {
+      opened.get(i).intents().register(IntentKey.of("s", "k-" + i), "job", Map.of());
+    }
+    assertThat(count("SELECT COUNT(*) FROM onceonly_intents")).isEqualTo(8);
+  }
+}

@@ -1,0 +1,21 @@
+package dev.onceonly.contract;
+
+import dev.onceonly.OnceOnly;
+import dev.onceonly.testing.MutableClock;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+
+/** How the SQLite subclasses of the contract suites open their per-test file. */
+final class SqliteFiles {
+  private SqliteFiles() {}
+
+  static Path file(Path dir) {
+    return dir.resolve("onceonly.db");
+  }
+
+  static OnceOnly open(Path dir, MutableClock clock, Consumer<OnceOnly.Builder> customize) {
+    OnceOnly.Builder builder = OnceOnly.builder().sqlite(file(dir)).clock(clock);
+    customize.accept(builder);
+    return builder.build();
+  }
+}
