@@ -14,11 +14,14 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.Outcome;
 import dev.onceonly.Registration;
+import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.Message;
 import dev.onceonly.testing.Reports;
 import dev.onceonly.testing.Tickets;
 import dev.onceonly.testing.Tickets.Ticket;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -192,6 +195,16 @@ public abstract class InvalidRequestContract extends ContractSupport {
     once.receipts()
         .execute(GOOD_KEY, GOOD_OPERATION, GOOD_ARGS, Ticket.class, Tickets.create("u-1", "x"));
     once.rejections().record("1-0", "{}", "seed");
+    seedQueue();
+  }
+
+  /** A waiting message with a large payload, and a dead letter, so every table has a row. */
+  private void seedQueue() {
+    once.queue().sendLarge(null, Message.of("jobs", "big", Map.of("n", 1)), new byte[] {1, 2, 3});
+    once.queue().send(Message.of("poison", "dead", Map.of("n", 2)));
+    for (Delivery d : once.queue().receive("poison", 1, Duration.ofMinutes(1))) {
+      once.queue().deadLetter(d.lease(), "seed");
+    }
   }
 
   static Effect<Ticket, SQLException> mustNotRun() {
