@@ -59,7 +59,7 @@ final class QueueStatements {
             + p
             + "dead_letters (queue, message_key, fingerprint, payload, payload_ref, attempts,"
             + " last_error, created_at, dead_at) SELECT queue, message_key, fingerprint, payload,"
-            + " payload_ref, attempts, ?, created_at, ? FROM "
+            + " payload_ref, ?, ?, created_at, ? FROM "
             + m
             + " WHERE id = ? AND fence = ? ON CONFLICT (queue, message_key) DO UPDATE SET"
             + " fingerprint = excluded.fingerprint, payload = excluded.payload,"
