@@ -84,7 +84,14 @@ public abstract class QueueContractSupport {
    */
   protected Outcome<String> recordEffect(Connection tx, String key, String holder)
       throws SQLException {
-    return once.receipts()
+    return recordEffect(once, tx, key, holder);
+  }
+
+  /** As {@link #recordEffect(Connection, String, String)}, through another instance. */
+  static Outcome<String> recordEffect(OnceOnly instance, Connection tx, String key, String holder)
+      throws SQLException {
+    return instance
+        .receipts()
         .execute(
             tx,
             IntentKey.of("effects", key),
