@@ -83,13 +83,14 @@ public abstract class QueuePatternsContract extends QueueContractSupport {
           }
           job.completeWith(tx -> ship(tx, order));
         };
-    try (Worker worker =
+    Worker worker =
         Worker.builder(once.queue(), CHECKS, check)
             .threads(2)
             .lease(LEASE)
             .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
             .build()
-            .start()) {
+            .start();
+    try {
       for (int i = 0; i < 5; i++) {
         assertThat(confirm("o-" + i, "inventory_status")).isEqualTo(SendResult.Status.SENT);
       }
@@ -118,6 +119,8 @@ public abstract class QueuePatternsContract extends QueueContractSupport {
       // A producer retrying a confirmation after the check was acknowledged: a new check.
       assertThat(confirm("o-0", "payment_status")).isEqualTo(SendResult.Status.SENT);
       Eventually.await(Duration.ofSeconds(30), "late check done", () -> messages(CHECKS) == 0);
+    } finally {
+      worker.close();
     }
 
     reopen();

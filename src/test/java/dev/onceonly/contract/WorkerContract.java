@@ -37,13 +37,16 @@ public abstract class WorkerContract extends QueueContractSupport {
   @Test
   void fourThreadsProcessFiveHundredMessagesOnce() {
     sendAll(Q, "m-", 500);
-    try (Worker worker =
+    Worker worker =
         Worker.builder(once.queue(), Q, recording(once, "w"))
             .threads(4)
             .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
             .build()
-            .start()) {
+            .start();
+    try {
       Eventually.await(DRAIN, "queue drained", () -> once.queue().depth(Q) == 0);
+    } finally {
+      worker.close();
     }
 
     reopen();
@@ -59,10 +62,15 @@ public abstract class WorkerContract extends QueueContractSupport {
   @Test
   void twoInstancesOfTwoThreadsCommitEachOfTwoThousandEffectsOnce() {
     sendAll(Q, "m-", 2000);
-    try (OnceOnly other = db.open(InstantSource.system());
-        Worker a = fastWorker(once, "a").start();
-        Worker b = fastWorker(other, "b").start()) {
-      Eventually.await(DRAIN, "queue drained", () -> once.queue().depth(Q) == 0);
+    try (OnceOnly other = db.open(clock)) {
+      Worker a = fastWorker(once, "a").start();
+      Worker b = fastWorker(other, "b").start();
+      try {
+        Eventually.await(DRAIN, "queue drained", () -> once.queue().depth(Q) == 0);
+      } finally {
+        a.close();
+        b.close();
+      }
     }
 
     reopen();
@@ -85,12 +93,15 @@ public abstract class WorkerContract extends QueueContractSupport {
           throw new IllegalStateException("boom " + job.delivery().attempt());
         };
     RetryPolicy immediate = RetryPolicy.builder().maxAttempts(3).baseDelay(Duration.ZERO).build();
-    try (Worker worker =
+    Worker worker =
         Worker.builder(once.queue(immediate), Q, failing)
             .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
             .build()
-            .start()) {
+            .start();
+    try {
       Eventually.await(DRAIN, "dead letter", () -> !once.queue().deadLetters(Q, 10).isEmpty());
+    } finally {
+      worker.close();
     }
 
     reopen();
@@ -110,12 +121,15 @@ public abstract class WorkerContract extends QueueContractSupport {
           calls.incrementAndGet();
           IntentMessage.decode(job.payload()); // throws InvalidRequestException
         };
-    try (Worker worker =
+    Worker worker =
         Worker.builder(once.queue(), Q, decoding)
             .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
             .build()
-            .start()) {
+            .start();
+    try {
       Eventually.await(DRAIN, "dead letter", () -> !once.queue().deadLetters(Q, 10).isEmpty());
+    } finally {
+      worker.close();
     }
 
     reopen();
@@ -147,15 +161,18 @@ public abstract class WorkerContract extends QueueContractSupport {
           assertThat(new CountDownLatch(1).await(1, TimeUnit.SECONDS)).isFalse(); // the long work
           completion.set(job.completeWith(tx -> recordEffect(tx, job.delivery().key(), "slow")));
         };
-    try (Worker worker =
+    Worker worker =
         Worker.builder(once.queue(), Q, slow)
             .threads(2)
             .lease(Duration.ofMillis(300))
             .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
             .build()
-            .start()) {
+            .start();
+    try {
       Eventually.await(DRAIN, "queue drained", () -> once.queue().depth(Q) == 0);
       assertThat(worker.leasesLost()).isZero();
+    } finally {
+      worker.close();
     }
 
     reopen();
@@ -248,17 +265,20 @@ public abstract class WorkerContract extends QueueContractSupport {
   void aSendWakesAnIdleWorker() throws Exception {
     String queue = "wake-up";
     CountDownLatch handled = new CountDownLatch(1);
-    try (Worker worker =
+    Worker worker =
         Worker.builder(once.queue(), queue, job -> handled.countDown())
             .idleBackoff(Duration.ofSeconds(5), Duration.ofSeconds(10))
             .build()
-            .start()) {
+            .start();
+    try {
       Eventually.await(Duration.ofSeconds(10), "worker idle", () -> pollersIdle(queue));
       long sentAt = System.nanoTime();
       once.queue().send(queue, "wake", Map.of("n", 1));
       assertThat(handled.await(3, TimeUnit.SECONDS)).as("handled before the 5 s poll").isTrue();
       assertThat(Duration.ofNanos(System.nanoTime() - sentAt)).isLessThan(Duration.ofSeconds(3));
       Eventually.await(DRAIN, "acknowledged", () -> once.queue().depth(queue) == 0);
+    } finally {
+      worker.close();
     }
 
     reopen();
