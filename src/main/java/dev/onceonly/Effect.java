@@ -7,9 +7,11 @@ import java.sql.Connection;
  *
  * <p>It must write only through the connection it is given, so that the effect and its receipt
  * commit together or not at all; it must not commit, roll back or close that connection, nor call
- * back into OnceOnly (such a nested call fails with {@link IllegalStateException}), nor wait on the
- * network while the transaction is open. Exceptions it throws pass through unwrapped after the step
- * has been rolled back.
+ * back into OnceOnly (such a nested call fails with {@link IllegalStateException}) except to join a
+ * step to that same connection (a {@code ReceiptStore.execute(connection, ...)} or {@code
+ * JobQueue.send(connection, ...)} inside {@code JobQueue.complete}), nor wait on the network while
+ * the transaction is open. Exceptions it throws pass through unwrapped after the step has been
+ * rolled back.
  *
  * @param <T> the result type, serialized into the receipt with Jackson
  * @param <X> the exception type the effect may throw

@@ -13,11 +13,14 @@ import java.time.Instant;
  * <p>Three shapes: {@link #write} owns a write transaction (on SQLite {@code BEGIN IMMEDIATE}, so
  * the write lock is taken before anything is read), {@link #read} runs in auto-commit, and {@link
  * #join} runs inside a transaction the caller owns, under a savepoint. A unit of work called from
- * inside another one on the same thread is refused instead of deadlocking.
+ * inside another one on the same thread is refused instead of deadlocking, except a join on the
+ * very connection the outer unit of work was given (a receipts step or a send inside {@code
+ * JobQueue.complete}): that runs under a nested savepoint of the same transaction.
  */
 public abstract class Database implements AutoCloseable {
   private final Dialect dialect;
   private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> Boolean.FALSE);
+  private final ThreadLocal<Connection> current = new ThreadLocal<>();
 
   protected Database(Dialect dialect) {
     this.dialect = dialect;
@@ -37,7 +40,7 @@ public abstract class Database implements AutoCloseable {
 
   /** Runs {@code work} in a write transaction of its own and commits it. */
   public final <T> T write(Work<T> work) {
-    return guarded(() -> inWriteTransaction(work));
+    return guarded(() -> inWriteTransaction(tracked(work)));
   }
 
   /** Runs {@code work} in auto-commit mode (reads). */
@@ -47,7 +50,22 @@ public abstract class Database implements AutoCloseable {
 
   /** Runs {@code work} inside the caller's open transaction, under a savepoint. */
   public final <T> T join(Connection transaction, Work<T> work) {
-    return guarded(() -> underSavepoint(transaction, work));
+    if (transaction != null && transaction == current.get()) {
+      return underSavepoint(transaction, work); // joins the unit of work it runs in
+    }
+    return guarded(() -> underSavepoint(transaction, tracked(work)));
+  }
+
+  /** Remembers the connection a unit of work runs on, so that its effect may join it. */
+  private <T> Work<T> tracked(Work<T> work) {
+    return c -> {
+      current.set(c);
+      try {
+        return work.run(c);
+      } finally {
+        current.remove();
+      }
+    };
   }
 
   protected abstract <T> T inWriteTransaction(Work<T> work);

@@ -44,18 +44,22 @@ final class QueueStatements {
     reschedule =
         "UPDATE "
             + m
-            + " SET deliver_at = ?, attempts = MAX(attempts - 1, 0) WHERE id = ? AND fence = ?";
+            + " SET deliver_at = ?, attempts = MAX(attempts - 1, 0), fence = fence + 1"
+            + " WHERE id = ? AND fence = ?";
     attempts =
         "SELECT attempts, COALESCE(first_claimed_at, created_at) FROM "
             + m
             + " WHERE id = ? AND fence = ?";
-    retry = "UPDATE " + m + " SET deliver_at = ?, last_error = ? WHERE id = ? AND fence = ?";
+    retry =
+        "UPDATE "
+            + m
+            + " SET deliver_at = ?, last_error = ?, fence = fence + 1 WHERE id = ? AND fence = ?";
     deadLetter =
         "INSERT INTO "
             + p
             + "dead_letters (queue, message_key, fingerprint, payload, payload_ref, attempts,"
             + " last_error, created_at, dead_at) SELECT queue, message_key, fingerprint, payload,"
-            + " payload_ref, attempts, ?, created_at, ? FROM "
+            + " payload_ref, ?, ?, created_at, ? FROM "
             + m
             + " WHERE id = ? AND fence = ? ON CONFLICT (queue, message_key) DO UPDATE SET"
             + " fingerprint = excluded.fingerprint, payload = excluded.payload,"

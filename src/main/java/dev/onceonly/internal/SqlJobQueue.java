@@ -226,10 +226,12 @@ public final class SqlJobQueue implements JobQueue {
     }
     for (Object[] e : exhausted) {
       String last = (String) e[2];
+      int delivered = ((int) e[1]) - 1; // this claim was not a delivery
       moveToDeadLetters(
           c,
           (Lease) e[0],
-          "no attempts left after " + (((int) e[1]) - 1) + (last == null ? "" : ": " + last),
+          delivered,
+          "no attempts left after " + delivered + (last == null ? "" : ": " + last),
           now);
     }
     out.sort(Comparator.comparingLong(d -> d.lease().messageId()));
@@ -410,7 +412,7 @@ public final class SqlJobQueue implements JobQueue {
     Optional<Instant> next =
         policy.nextAttempt(attempts, first, now, wait, ThreadLocalRandom.current());
     if (next.isEmpty()) {
-      moveToDeadLetters(c, lease, error, now);
+      moveToDeadLetters(c, lease, attempts, error, now);
       return new QueueResult.DeadLettered(lease.key(), attempts, error);
     }
     try (PreparedStatement ps = c.prepareStatement(sql.retry)) {
@@ -434,7 +436,7 @@ public final class SqlJobQueue implements JobQueue {
               if (attempts < 0) {
                 return lost(lease);
               }
-              moveToDeadLetters(c, lease, bounded, core.clock().instant());
+              moveToDeadLetters(c, lease, attempts, bounded, core.clock().instant());
               return new QueueResult.DeadLettered(lease.key(), attempts, bounded);
             });
   }
@@ -449,13 +451,14 @@ public final class SqlJobQueue implements JobQueue {
     }
   }
 
-  private void moveToDeadLetters(Connection c, Lease lease, String error, Instant now)
+  private void moveToDeadLetters(Connection c, Lease lease, int attempts, String error, Instant now)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.deadLetter)) {
-      ps.setString(1, bound(error));
-      ps.setLong(2, now.toEpochMilli());
-      ps.setLong(3, lease.messageId());
-      ps.setLong(4, lease.fence());
+      ps.setInt(1, attempts);
+      ps.setString(2, bound(error));
+      ps.setLong(3, now.toEpochMilli());
+      ps.setLong(4, lease.messageId());
+      ps.setLong(5, lease.fence());
       ps.executeUpdate();
     }
     update(c, sql.deleteMessage, null, lease);

@@ -6,7 +6,9 @@ import java.util.Objects;
 /**
  * A worker's temporary hold on one delivered message. Every claim of a message increments its
  * fencing number, so a holder whose lease was taken over (it stalled past {@code expiresAt} and
- * another worker claimed the message) can no longer acknowledge, renew or retry it.
+ * another worker claimed the message) can no longer acknowledge, renew or retry it. Giving the
+ * message back ({@link JobQueue#nack}, {@link JobQueue#reschedule}) also ends the lease, so that a
+ * late renewal cannot move the retry time and a holder cannot act on what it gave back.
  *
  * @param queue the queue
  * @param key the message's key

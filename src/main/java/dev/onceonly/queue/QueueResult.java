@@ -95,7 +95,8 @@ public sealed interface QueueResult
 
   /**
    * The lease is no longer held: the message was claimed again (its fencing number moved on),
-   * acknowledged or dead-lettered by someone else. Nothing was changed.
+   * acknowledged or dead-lettered, or its holder already gave it back (a retry or a reschedule ends
+   * the lease). Nothing was changed.
    *
    * @param key the message's key
    * @param fence the stale fencing number

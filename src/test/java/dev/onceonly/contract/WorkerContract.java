@@ -1,0 +1,324 @@
+package dev.onceonly.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.OnceOnly;
+import dev.onceonly.queue.DeadLetter;
+import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.Handler;
+import dev.onceonly.queue.IntentMessage;
+import dev.onceonly.queue.Message;
+import dev.onceonly.queue.QueueResult;
+import dev.onceonly.queue.RetryPolicy;
+import dev.onceonly.queue.Worker;
+import dev.onceonly.testing.Eventually;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract of {@link Worker} on a {@link dev.onceonly.queue.JobQueue}: many threads and two
+ * instances commit each message's effect once; failures are retried and dead-lettered; long
+ * handlers keep their lease; {@code close()} is graceful and then cancels; a send wakes an idle
+ * worker. Conditions are awaited with latches or {@link Eventually}, and every count is read from
+ * the database after reopening it.
+ */
+public abstract class WorkerContract extends QueueContractSupport {
+  static final String Q = "work";
+  static final Duration DRAIN = Duration.ofSeconds(45);
+
+  @Test
+  void fourThreadsProcessFiveHundredMessagesOnce() {
+    sendAll(Q, "m-", 500);
+    Worker worker =
+        Worker.builder(once.queue(), Q, recording(once, "w"))
+            .threads(4)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "queue drained", () -> once.queue().depth(Q) == 0);
+    } finally {
+      worker.close();
+    }
+
+    reopen();
+    assertThat(effects()).isEqualTo(500);
+    assertThat(db.count("SELECT COUNT(DISTINCT message_key) FROM effects")).isEqualTo(500);
+    assertThat(duplicatedEffects()).isZero();
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_receipts")).isEqualTo(500);
+    assertThat(once.queue().depth(Q)).isZero();
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_dead_letters")).isZero();
+  }
+
+  /** Two instances on one database (as two processes would be), two threads each. */
+  @Test
+  void twoInstancesOfTwoThreadsCommitEachOfTwoThousandEffectsOnce() {
+    sendAll(Q, "m-", 2000);
+    try (OnceOnly other = db.open(clock)) {
+      Worker a = fastWorker(once, "a").start();
+      Worker b = fastWorker(other, "b").start();
+      try {
+        Eventually.await(DRAIN, "queue drained", () -> once.queue().depth(Q) == 0);
+      } finally {
+        a.close();
+        b.close();
+      }
+    }
+
+    reopen();
+    assertThat(effects()).isEqualTo(2000);
+    assertThat(db.count("SELECT COUNT(DISTINCT message_key) FROM effects")).isEqualTo(2000);
+    assertThat(duplicatedEffects()).isZero();
+    assertThat(db.strings("SELECT DISTINCT holder FROM effects")).isSubsetOf("a", "b");
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_receipts")).isEqualTo(2000);
+    assertThat(messages(Q)).isZero();
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_dead_letters")).isZero();
+  }
+
+  @Test
+  void aFailingHandlerIsRetriedThenDeadLettered() {
+    once.queue().send(Q, "flaky", Map.of("n", 1));
+    AtomicInteger calls = new AtomicInteger();
+    Handler failing =
+        job -> {
+          calls.incrementAndGet();
+          throw new IllegalStateException("boom " + job.delivery().attempt());
+        };
+    RetryPolicy immediate = RetryPolicy.builder().maxAttempts(3).baseDelay(Duration.ZERO).build();
+    Worker worker =
+        Worker.builder(once.queue(immediate), Q, failing)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "dead letter", () -> !once.queue().deadLetters(Q, 10).isEmpty());
+    } finally {
+      worker.close();
+    }
+
+    reopen();
+    assertThat(calls).hasValue(3);
+    assertThat(messages(Q)).isZero();
+    List<DeadLetter> dead = once.queue().deadLetters(Q, 10);
+    assertThat(dead).singleElement().satisfies(d -> assertThat(d.attempts()).isEqualTo(3));
+    assertThat(dead.get(0).lastError()).isEqualTo("java.lang.IllegalStateException: boom 3");
+  }
+
+  @Test
+  void aHandlerRefusingItsInputDeadLettersTheMessageAtOnce() {
+    once.queue().send(Q, "not-an-intent", Map.of("subject", "no scope, no key"));
+    AtomicInteger calls = new AtomicInteger();
+    Handler decoding =
+        job -> {
+          calls.incrementAndGet();
+          IntentMessage.decode(job.payload()); // throws InvalidRequestException
+        };
+    Worker worker =
+        Worker.builder(once.queue(), Q, decoding)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "dead letter", () -> !once.queue().deadLetters(Q, 10).isEmpty());
+    } finally {
+      worker.close();
+    }
+
+    reopen();
+    assertThat(calls).hasValue(1);
+    assertThat(messages(Q)).isZero();
+    assertThat(once.queue().deadLetters(Q, 10))
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.attempts()).isEqualTo(1);
+              assertThat(d.lastError()).contains("InvalidRequestException", "unknown member");
+            });
+  }
+
+  /**
+   * A real clock and a lease of 300 ms, a handler busy for about a second, and a second thread that
+   * would claim the message the moment its lease lapsed: the worker's renewals keep it, so the
+   * handler runs once and its completion holds.
+   */
+  @Test
+  void aLongHandlerKeepsItsLeaseByRenewal() throws Exception {
+    reopen(InstantSource.system());
+    once.queue().send(Q, "report", Map.of("rows", 1_000_000));
+    AtomicInteger calls = new AtomicInteger();
+    AtomicReference<QueueResult> completion = new AtomicReference<>();
+    Handler slow =
+        job -> {
+          calls.incrementAndGet();
+          assertThat(new CountDownLatch(1).await(1, TimeUnit.SECONDS)).isFalse(); // the long work
+          completion.set(job.completeWith(tx -> recordEffect(tx, job.delivery().key(), "slow")));
+        };
+    Worker worker =
+        Worker.builder(once.queue(), Q, slow)
+            .threads(2)
+            .lease(Duration.ofMillis(300))
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "queue drained", () -> once.queue().depth(Q) == 0);
+      assertThat(worker.leasesLost()).isZero();
+    } finally {
+      worker.close();
+    }
+
+    reopen();
+    assertThat(calls).hasValue(1);
+    assertThat(completion.get()).isEqualTo(new QueueResult.Completed("report"));
+    assertThat(db.strings("SELECT holder FROM effects")).containsExactly("slow");
+    assertThat(messages(Q)).isZero();
+  }
+
+  @Test
+  void closeLetsAnInFlightHandlerFinish() throws Exception {
+    once.queue().send(Q, "in-flight", Map.of("n", 1));
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    AtomicBoolean cancelled = new AtomicBoolean();
+    AtomicBoolean finished = new AtomicBoolean();
+    Handler handler =
+        job -> {
+          started.countDown();
+          assertThat(proceed.await(30, TimeUnit.SECONDS)).isTrue();
+          cancelled.set(job.isCancelled());
+          job.completeWith(tx -> recordEffect(tx, job.delivery().key(), "graceful"));
+          finished.set(true);
+        };
+    Worker worker =
+        Worker.builder(once.queue(), Q, handler).shutdownTimeout(Duration.ofSeconds(30)).build();
+    worker.start();
+    assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+
+    Thread closer = new Thread(worker::close, "closer");
+    closer.start();
+    Eventually.await(
+        Duration.ofSeconds(10),
+        "close() waiting for the handler",
+        () -> closer.getState() == Thread.State.TIMED_WAITING);
+    assertThat(finished).isFalse();
+    proceed.countDown();
+    closer.join(TimeUnit.SECONDS.toMillis(30));
+    assertThat(closer.isAlive()).isFalse();
+
+    assertThat(finished).as("finished before close() returned").isTrue();
+    assertThat(cancelled).isFalse();
+    reopen();
+    assertThat(db.strings("SELECT holder FROM effects")).containsExactly("graceful");
+    assertThat(messages(Q)).isZero();
+  }
+
+  @Test
+  void closeCancelsAHandlerPastTheTimeoutAndReleasesItsMessageAtOnce() throws Exception {
+    once.queue().send(Q, "stuck", Map.of("n", 1));
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch ended = new CountDownLatch(1);
+    AtomicBoolean cancelled = new AtomicBoolean();
+    Handler stuck =
+        job -> {
+          started.countDown();
+          try {
+            new CountDownLatch(1).await(); // never counted down: interrupted by close()
+          } finally {
+            cancelled.set(job.isCancelled());
+            ended.countDown();
+          }
+        };
+    Worker worker =
+        Worker.builder(once.queue(), Q, stuck).shutdownTimeout(Duration.ofMillis(200)).build();
+    worker.start();
+    assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+    worker.close();
+    assertThat(ended.await(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(cancelled).as("job.isCancelled() when interrupted").isTrue();
+
+    reopen();
+    assertThat(
+            db.strings(
+                "SELECT attempts || ' ' || COALESCE(last_error, '-') FROM onceonly_messages"
+                    + " WHERE message_key = 'stuck' AND deliver_at <= ?",
+                clock.millis()))
+        .as("due at once, the attempt not counted, no error recorded")
+        .containsExactly("0 -");
+    Delivery again = only(once.queue().receive(Q, 1, Duration.ofSeconds(30)));
+    assertThat(again.key()).isEqualTo("stuck");
+    assertThat(again.attempt()).isEqualTo(1);
+  }
+
+  /**
+   * An idle worker waits 5 s between polls; a send from the same instance wakes it, so the message
+   * is handled well before the next poll would have found it.
+   */
+  @Test
+  void aSendWakesAnIdleWorker() throws Exception {
+    String queue = "wake-up";
+    CountDownLatch handled = new CountDownLatch(1);
+    Worker worker =
+        Worker.builder(once.queue(), queue, job -> handled.countDown())
+            .idleBackoff(Duration.ofSeconds(5), Duration.ofSeconds(10))
+            .build()
+            .start();
+    try {
+      Eventually.await(Duration.ofSeconds(10), "worker idle", () -> pollersIdle(queue));
+      long sentAt = System.nanoTime();
+      once.queue().send(queue, "wake", Map.of("n", 1));
+      assertThat(handled.await(3, TimeUnit.SECONDS)).as("handled before the 5 s poll").isTrue();
+      assertThat(Duration.ofNanos(System.nanoTime() - sentAt)).isLessThan(Duration.ofSeconds(3));
+      Eventually.await(DRAIN, "acknowledged", () -> once.queue().depth(queue) == 0);
+    } finally {
+      worker.close();
+    }
+
+    reopen();
+    assertThat(messages(queue)).isZero();
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  /** Sends {@code n} messages in one transaction of the caller's. */
+  void sendAll(String queue, String prefix, int n) {
+    db.inTransaction(
+        c -> {
+          for (int i = 0; i < n; i++) {
+            once.queue().send(c, Message.of(queue, prefix + i, Map.of("i", i)));
+          }
+          return null;
+        });
+  }
+
+  /** A handler whose effect and acknowledgement commit together through a receipts step. */
+  Handler recording(OnceOnly instance, String holder) {
+    return job -> job.completeWith(tx -> recordEffect(instance, tx, job.delivery().key(), holder));
+  }
+
+  Worker fastWorker(OnceOnly instance, String holder) {
+    return Worker.builder(instance.queue(), Q, recording(instance, holder))
+        .threads(2)
+        .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
+        .build();
+  }
+
+  /** Whether every polling thread of the worker on {@code queue} waits in its idle sleep. */
+  static boolean pollersIdle(String queue) {
+    List<Thread> pollers =
+        Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.getName().startsWith("onceonly-worker-"))
+            .filter(t -> t.getName().contains("-" + queue + "-"))
+            .filter(t -> !t.getName().contains("-renew"))
+            .toList();
+    return !pollers.isEmpty()
+        && pollers.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING);
+  }
+}
