@@ -12,6 +12,7 @@ final class QueueStatements {
   final String retry;
   final String deadLetter;
   final String deleteMessage;
+  final String dropReplacedDeadPayload;
   final String insertPayload;
   final String selectPayload;
   final String deletePayload;
@@ -44,8 +45,8 @@ final class QueueStatements {
     reschedule =
         "UPDATE "
             + m
-            + " SET deliver_at = ?, attempts = MAX(attempts - 1, 0), fence = fence + 1"
-            + " WHERE id = ? AND fence = ?";
+            + " SET deliver_at = ?, attempts = MAX(attempts - 1, 0), fence = fence + 1,"
+            + " first_claimed_at = NULL WHERE id = ? AND fence = ?";
     attempts =
         "SELECT attempts, COALESCE(first_claimed_at, created_at) FROM "
             + m
@@ -67,6 +68,15 @@ final class QueueStatements {
             + " last_error = excluded.last_error, created_at = excluded.created_at,"
             + " dead_at = excluded.dead_at";
     deleteMessage = "DELETE FROM " + m + " WHERE id = ? AND fence = ?";
+    dropReplacedDeadPayload =
+        "DELETE FROM "
+            + p
+            + "payloads WHERE payload_ref = (SELECT d.payload_ref FROM "
+            + p
+            + "dead_letters d JOIN "
+            + m
+            + " x ON x.queue = d.queue AND x.message_key = d.message_key"
+            + " WHERE x.id = ? AND x.fence = ? AND d.payload_ref IS NOT x.payload_ref)";
     insertPayload =
         "INSERT INTO " + p + "payloads (payload_ref, body, created_at) VALUES (?, ?, ?)";
     selectPayload =

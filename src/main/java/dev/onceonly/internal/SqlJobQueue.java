@@ -453,6 +453,7 @@ public final class SqlJobQueue implements JobQueue {
 
   private void moveToDeadLetters(Connection c, Lease lease, int attempts, String error, Instant now)
       throws SQLException {
+    update(c, sql.dropReplacedDeadPayload, null, lease); // an older dead letter's body goes
     try (PreparedStatement ps = c.prepareStatement(sql.deadLetter)) {
       ps.setInt(1, attempts);
       ps.setString(2, bound(error));

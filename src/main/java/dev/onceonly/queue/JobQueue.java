@@ -144,7 +144,8 @@ public interface JobQueue {
   QueueResult ackAndSend(Lease lease, List<Message> next);
 
   /**
-   * Puts a leased message back to be delivered at {@code at}, without counting a failure (snooze).
+   * Puts a leased message back to be delivered at {@code at}, without counting a failure (snooze);
+   * the retry time budget starts again from its next delivery.
    *
    * @param lease the lease
    * @param at when it becomes due again

@@ -613,6 +613,23 @@ public abstract class JobQueueContract extends QueueContractSupport {
   }
 
   @Test
+  void aKeyDeadLetteredTwiceKeepsOnlyTheNewestLargeBody() {
+    for (int round = 1; round <= 2; round++) {
+      once.queue().sendLarge(null, Message.of(Q, "big", Map.of("round", round)), new byte[] {1});
+      Delivery d = only(once.queue().receive(Q, 1, LEASE));
+      assertThat(once.queue().deadLetter(d.lease(), "round " + round))
+          .isInstanceOf(QueueResult.DeadLettered.class);
+    }
+    reopen();
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_dead_letters")).isEqualTo(1);
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_payloads")).isEqualTo(1);
+    assertThat(once.queue().requeue(Q, "big")).isTrue();
+    Delivery again = only(once.queue().receive(Q, 1, LEASE));
+    assertThat(again.payload().get("round").asInt()).isEqualTo(2);
+    assertThat(once.queue().largePayload(again)).hasValueSatisfying(b -> assertThat(b).hasSize(1));
+  }
+
+  @Test
   void anOrdinaryMessageHasNoLargeBody() {
     once.queue().send(Q, "small", Map.of("n", 1));
     Delivery d = only(once.queue().receive(Q, 1, LEASE));
