@@ -18,6 +18,7 @@ import dev.onceonly.sql.Dialect;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HashMap;
@@ -53,6 +54,9 @@ public final class OnceOnly implements AutoCloseable {
   public static final String DEFAULT_KEY_PATTERN = "[A-Za-z0-9][A-Za-z0-9._:-]{0,127}";
 
   private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,30}");
+
+  /** SQLite's primary result code for "the database file is locked". */
+  private static final int SQLITE_BUSY = 5;
 
   private final Database database;
   private final SqlIntentStore intents;
@@ -474,14 +478,54 @@ public final class OnceOnly implements AutoCloseable {
 
     private Connection openSqliteFile() throws SQLException {
       SQLiteConfig config = new SQLiteConfig();
-      config.setJournalMode(SQLiteConfig.JournalMode.WAL);
       config.setSynchronous(
           synchronous == Synchronous.FULL
               ? SQLiteConfig.SynchronousMode.FULL
               : SQLiteConfig.SynchronousMode.NORMAL);
       config.setBusyTimeout((int) Math.min(Integer.MAX_VALUE, busyTimeout.toMillis()));
       config.enforceForeignKeys(true);
-      return config.createConnection("jdbc:sqlite:" + sqliteFile.toAbsolutePath());
+      Connection c = config.createConnection("jdbc:sqlite:" + sqliteFile.toAbsolutePath());
+      try {
+        useWal(c);
+        return c;
+      } catch (SQLException | RuntimeException e) {
+        try {
+          c.close();
+        } catch (SQLException closing) {
+          e.addSuppressed(closing);
+        }
+        throw e;
+      }
+    }
+
+    /**
+     * Switches the file to WAL, retrying for up to {@code busyTimeout}. A new file starts with a
+     * rollback journal; while another connection is switching it too, SQLite answers {@code
+     * SQLITE_BUSY} at once instead of waiting {@code busy_timeout} (waiting there could deadlock),
+     * so processes that open a new file together must retry. On a file already in WAL it changes
+     * nothing.
+     */
+    private void useWal(Connection c) throws SQLException {
+      long deadline = System.nanoTime() + busyTimeout.toNanos();
+      long pauseMillis = 1;
+      while (true) {
+        try (Statement s = c.createStatement()) {
+          s.execute("PRAGMA journal_mode = WAL");
+          return;
+        } catch (SQLException e) {
+          if ((e.getErrorCode() & 0xFF) != SQLITE_BUSY || System.nanoTime() - deadline > 0) {
+            throw e;
+          }
+          try {
+            Thread.sleep(pauseMillis);
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            e.addSuppressed(interrupted);
+            throw e;
+          }
+          pauseMillis = Math.min(pauseMillis * 2, 50);
+        }
+      }
     }
 
     private static Duration positive(Duration d, String name) {
