@@ -27,8 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Consequence for effects: under contention a step may run on another caller's thread, so an
  * effect must use only the connection it is given, not thread-local state.
  *
- * <p>Reads use a second connection (WAL lets them run beside the writer). A connection that fails
- * is closed and reopened on next use.
+ * <p>Reads use a second connection (WAL lets them run beside the writer). A read connection that
+ * fails is closed; any connection found closed is reopened on next use.
  */
 public final class SingleConnectionDatabase extends Database {
   /** Opens a new connection, configured for use. */
