@@ -85,11 +85,12 @@ public final class SqlReceiptStore implements ReceiptStore {
       throws SQLException {
     // Receipts keep epoch millis: a finer "now" would make Created and Repeated disagree.
     Instant now = Instant.ofEpochMilli(core.clock().millis());
-    Receipt existing = select(c, request.key());
+    Lookup found = lookup(c, request.key());
+    Receipt existing = found.receipt();
     if (existing != null && existing.forgetAt().isAfter(now)) {
       return answer(existing, request, resultType, now);
     }
-    Fingerprint registered = intents.registeredFingerprint(c, request.key());
+    Fingerprint registered = found.registered();
     if (registered != null && !registered.equals(request.fingerprint())) {
       return new Outcome.Conflict<>(request.key(), registered, request.fingerprint());
     }
@@ -176,6 +177,38 @@ public final class SqlReceiptStore implements ReceiptStore {
       ps.setString(1, key.scope());
       ps.setString(2, key.key());
       ps.executeUpdate();
+    }
+  }
+
+  /** The receipt of a key (or null) and the fingerprint of its registered intent (or null). */
+  private record Lookup(Receipt receipt, Fingerprint registered) {}
+
+  /** Reads both in one statement: a step's only read. */
+  private Lookup lookup(Connection c, IntentKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(core.statements().lookupStep)) {
+      ps.setString(1, key.scope());
+      ps.setString(2, key.key());
+      ps.setString(3, key.scope());
+      ps.setString(4, key.key());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        String intent = rs.getString(7);
+        Fingerprint registered = intent == null ? null : Fingerprint.parse(intent);
+        String fingerprint = rs.getString(2);
+        if (fingerprint == null) {
+          return new Lookup(null, registered);
+        }
+        Receipt receipt =
+            new Receipt(
+                key,
+                rs.getString(1),
+                Fingerprint.parse(fingerprint),
+                rs.getString(3),
+                Instant.ofEpochMilli(rs.getLong(4)),
+                Instant.ofEpochMilli(rs.getLong(5)),
+                Instant.ofEpochMilli(rs.getLong(6)));
+        return new Lookup(receipt, registered);
+      }
     }
   }
 

@@ -69,7 +69,7 @@ final class StatementCache implements InvocationHandler {
 
   private PreparedStatement prepare(String sql) throws SQLException {
     PreparedStatement ps = cache.get(sql);
-    if (ps == null || ps.isClosed()) {
+    if (ps == null) {
       PreparedStatement real = target.prepareStatement(sql);
       ps =
           (PreparedStatement)
@@ -93,6 +93,7 @@ final class StatementCache implements InvocationHandler {
   /** A cached statement: close() resets it for the next use instead of closing it. */
   private static final class Reusable implements InvocationHandler {
     private final PreparedStatement target;
+    private ResultSet open;
 
     Reusable(PreparedStatement target) {
       this.target = target;
@@ -102,18 +103,25 @@ final class StatementCache implements InvocationHandler {
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
       String name = method.getName();
       if (name.equals("close") && (args == null || args.length == 0)) {
-        ResultSet rs = target.getResultSet();
-        if (rs != null) {
-          rs.close();
+        if (open != null && !open.isClosed()) {
+          open.close(); // resets the statement, ending its read
         }
+        open = null;
         target.clearParameters();
         return null;
+      }
+      if (name.equals("isClosed")) {
+        return false;
       }
       if (name.equals("unwrap") && args != null && args[0] == PreparedStatement.class) {
         return target;
       }
       try {
-        return method.invoke(target, args);
+        Object result = method.invoke(target, args);
+        if (result instanceof ResultSet rs) {
+          open = rs;
+        }
+        return result;
       } catch (InvocationTargetException e) {
         throw e.getCause();
       }

@@ -9,6 +9,7 @@ final class Statements {
   final String selectIntent;
   final String pendingIntents;
   final String selectReceipt;
+  final String lookupStep;
   final String insertReceipt;
   final String deleteReceipt;
   final String tombstoneExpired;
@@ -41,6 +42,14 @@ final class Statements {
         "SELECT operation, fingerprint, result, created_at, expires_at, forget_at FROM "
             + p
             + "receipts WHERE scope = ? AND intent_key = ?";
+    lookupStep =
+        "SELECT r.operation, r.fingerprint, r.result, r.created_at, r.expires_at, r.forget_at,"
+            + " (SELECT i.fingerprint FROM "
+            + p
+            + "intents i WHERE i.scope = ? AND i.intent_key = ?)"
+            + " FROM (SELECT 1 AS one) o LEFT JOIN "
+            + p
+            + "receipts r ON r.scope = ? AND r.intent_key = ?";
     insertReceipt =
         "INSERT INTO "
             + p

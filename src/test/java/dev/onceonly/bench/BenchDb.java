@@ -42,6 +42,17 @@ final class BenchDb {
         .build();
   }
 
+  /** Creates the library's own tables under the prefix {@code raw_}, for the raw loops. */
+  static void createRawTables(Path file, String synchronous) {
+    OnceOnly.builder()
+        .sqlite(file)
+        .tablePrefix("raw_")
+        .synchronous(OnceOnly.Synchronous.valueOf(synchronous))
+        .busyTimeout(Duration.ofSeconds(60))
+        .build()
+        .close();
+  }
+
   static void exec(Connection c, String... sql) throws SQLException {
     try (Statement s = c.createStatement()) {
       for (String q : sql) {

@@ -1,5 +1,6 @@
 package dev.onceonly.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Lease;
@@ -37,6 +38,8 @@ import org.openjdk.jmh.annotations.TearDown;
 @State(Scope.Benchmark)
 public class QueueBenchmark {
   static final int BATCH = 100;
+  static final String FINGERPRINT = "jcs-sha256:" + "0".repeat(64);
+  static final ObjectMapper MAPPER = new ObjectMapper();
 
   @Param({"FULL"})
   public String sync;
@@ -49,15 +52,7 @@ public class QueueBenchmark {
   public void open() throws SQLException {
     file = BenchDb.newFile();
     once = BenchDb.open(file, sync);
-    try (Connection c = BenchDb.raw(file, sync)) {
-      BenchDb.exec(
-          c,
-          "CREATE TABLE raw_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, queue TEXT NOT NULL,"
-              + " message_key TEXT NOT NULL, payload TEXT NOT NULL, deliver_at INTEGER NOT NULL,"
-              + " attempts INTEGER NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0,"
-              + " UNIQUE (queue, message_key))",
-          "CREATE INDEX raw_messages_due ON raw_messages (queue, deliver_at, id)");
-    }
+    BenchDb.createRawTables(file, sync);
   }
 
   @TearDown(Level.Trial)
@@ -86,15 +81,19 @@ public class QueueBenchmark {
       commit = raw.prepareStatement("COMMIT");
       insert =
           raw.prepareStatement(
-              "INSERT INTO raw_messages (queue, message_key, payload, deliver_at)"
-                  + " VALUES ('jobs', ?, ?, ?) ON CONFLICT (queue, message_key) DO NOTHING");
+              "INSERT INTO raw_messages (queue, message_key, fingerprint, payload, payload_ref,"
+                  + " deliver_at, created_at) VALUES ('jobs', ?, ?, ?, NULL, ?, ?)"
+                  + " ON CONFLICT (queue, message_key) DO NOTHING");
       claim =
           raw.prepareStatement(
-              "UPDATE raw_messages SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1"
-                  + " WHERE id IN (SELECT id FROM raw_messages WHERE queue = 'jobs'"
-                  + " AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?)"
-                  + " RETURNING id, message_key, payload, fence");
-      ack = raw.prepareStatement("DELETE FROM raw_messages WHERE id = ? AND fence = ?");
+              "UPDATE raw_messages SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1,"
+                  + " first_claimed_at = COALESCE(first_claimed_at, ?) WHERE id IN (SELECT id"
+                  + " FROM raw_messages WHERE queue = 'jobs' AND deliver_at <= ?"
+                  + " ORDER BY deliver_at, id LIMIT ?) RETURNING id, message_key, payload,"
+                  + " payload_ref, fence, attempts, created_at, last_error");
+      ack =
+          raw.prepareStatement(
+              "DELETE FROM raw_messages WHERE id = ? AND fence = ? RETURNING payload_ref");
     }
 
     @TearDown(Level.Trial)
@@ -121,13 +120,15 @@ public class QueueBenchmark {
 
   @Benchmark
   @OperationsPerInvocation(BATCH)
-  public int raw_sendReceiveAck(PerThread t) throws SQLException {
+  public int raw_sendReceiveAck(PerThread t) throws Exception {
     long now = System.currentTimeMillis();
     t.begin.execute();
     for (int i = 0; i < BATCH; i++) {
       t.insert.setString(1, t.prefix + t.next++);
-      t.insert.setString(2, "{\"n\":" + t.next + "}");
-      t.insert.setLong(3, now);
+      t.insert.setString(2, FINGERPRINT);
+      t.insert.setString(3, MAPPER.writeValueAsString(Map.of("n", t.next)));
+      t.insert.setLong(4, now);
+      t.insert.setLong(5, now);
       t.insert.executeUpdate();
     }
     t.commit.execute();
@@ -135,11 +136,12 @@ public class QueueBenchmark {
     List<long[]> leases = new ArrayList<>(BATCH);
     t.claim.setLong(1, now + 300_000);
     t.claim.setLong(2, now);
-    t.claim.setInt(3, BATCH);
+    t.claim.setLong(3, now);
+    t.claim.setInt(4, BATCH);
     try (ResultSet rs = t.claim.executeQuery()) {
       while (rs.next()) {
-        rs.getString(3);
-        leases.add(new long[] {rs.getLong(1), rs.getLong(4)});
+        MAPPER.readTree(rs.getString(3));
+        leases.add(new long[] {rs.getLong(1), rs.getLong(5)});
       }
     }
     t.commit.execute();
@@ -147,7 +149,9 @@ public class QueueBenchmark {
     for (long[] l : leases) {
       t.ack.setLong(1, l[0]);
       t.ack.setLong(2, l[1]);
-      t.ack.executeUpdate();
+      try (ResultSet rs = t.ack.executeQuery()) {
+        rs.next();
+      }
     }
     t.commit.execute();
     return leases.size();

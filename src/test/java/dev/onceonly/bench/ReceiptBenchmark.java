@@ -46,12 +46,10 @@ public class ReceiptBenchmark {
   public void open() throws SQLException {
     file = BenchDb.newFile();
     once = BenchDb.open(file, sync);
+    BenchDb.createRawTables(file, sync);
     try (Connection c = BenchDb.raw(file, sync)) {
       BenchDb.exec(
-          c,
-          "CREATE TABLE effects (scope TEXT NOT NULL, k TEXT NOT NULL, v INTEGER NOT NULL)",
-          "CREATE TABLE raw_receipts (scope TEXT NOT NULL, k TEXT NOT NULL,"
-              + " fingerprint TEXT NOT NULL, result TEXT NOT NULL, PRIMARY KEY (scope, k))");
+          c, "CREATE TABLE effects (scope TEXT NOT NULL, k TEXT NOT NULL, v INTEGER NOT NULL)");
     }
     for (int i = 0; i < HOT_KEYS; i++) {
       once.receipts()
@@ -110,6 +108,9 @@ public class ReceiptBenchmark {
 
   /** The raw loop, with statements prepared once as a careful hand-written loop would. */
   static final class RawLoop implements AutoCloseable {
+    static final String FINGERPRINT = "jcs-sha256:" + "0".repeat(64);
+    static final long DAY = 86_400_000L;
+
     final Connection c;
     final PreparedStatement begin;
     final PreparedStatement select;
@@ -120,9 +121,17 @@ public class ReceiptBenchmark {
     RawLoop(Connection c) throws SQLException {
       this.c = c;
       begin = c.prepareStatement("BEGIN IMMEDIATE");
-      select = c.prepareStatement("SELECT result FROM raw_receipts WHERE scope = ? AND k = ?");
+      select =
+          c.prepareStatement(
+              "SELECT r.operation, r.fingerprint, r.result, r.created_at, r.expires_at,"
+                  + " r.forget_at, (SELECT i.fingerprint FROM raw_intents i WHERE i.scope = ?"
+                  + " AND i.intent_key = ?) FROM (SELECT 1 AS one) o LEFT JOIN raw_receipts r"
+                  + " ON r.scope = ? AND r.intent_key = ?");
       insertEffect = c.prepareStatement("INSERT INTO effects VALUES (?, ?, 1)");
-      insertReceipt = c.prepareStatement("INSERT INTO raw_receipts VALUES (?, ?, ?, ?)");
+      insertReceipt =
+          c.prepareStatement(
+              "INSERT INTO raw_receipts (scope, intent_key, operation, fingerprint, result,"
+                  + " created_at, expires_at, forget_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
       commit = c.prepareStatement("COMMIT");
     }
 
@@ -131,9 +140,12 @@ public class ReceiptBenchmark {
       try {
         select.setString(1, scope);
         select.setString(2, key);
+        select.setString(3, scope);
+        select.setString(4, key);
         try (ResultSet rs = select.executeQuery()) {
-          if (rs.next()) {
-            String stored = rs.getString(1);
+          rs.next();
+          String stored = rs.getString(3);
+          if (stored != null) {
             commit.execute();
             return stored;
           }
@@ -141,10 +153,15 @@ public class ReceiptBenchmark {
         insertEffect.setString(1, scope);
         insertEffect.setString(2, key);
         insertEffect.executeUpdate();
+        long now = System.currentTimeMillis();
         insertReceipt.setString(1, scope);
         insertReceipt.setString(2, key);
-        insertReceipt.setString(3, "fp");
-        insertReceipt.setString(4, "1");
+        insertReceipt.setString(3, "touch");
+        insertReceipt.setString(4, FINGERPRINT);
+        insertReceipt.setString(5, "1");
+        insertReceipt.setLong(6, now);
+        insertReceipt.setLong(7, now + 30 * DAY);
+        insertReceipt.setLong(8, now + 395 * DAY);
         insertReceipt.executeUpdate();
         commit.execute();
         return "1";
