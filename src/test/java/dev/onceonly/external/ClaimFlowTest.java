@@ -49,6 +49,18 @@ class ClaimFlowTest extends ExternalTestSupport {
       ClaimOutcome again =
           effects.claim(key, CHARGE, Map.of("currency", "EUR", "amount", 1200), LEASE);
       assertThat(again).isInstanceOf(ClaimOutcome.Repeated.class);
+      assertThat(
+              again.<String>fold(
+                  c -> "claimed",
+                  p -> "in progress",
+                  r -> "repeated " + r.resultTree().get("resource").asText(),
+                  c -> "conflict",
+                  u -> "unknown",
+                  r -> "retry later",
+                  f -> "failed",
+                  c -> "cancelled"))
+          .isEqualTo("repeated res-1");
+      assertThat(again.claimed()).isEmpty();
       assertThat(((ClaimOutcome.Repeated) again).result(Charge.class))
           .isEqualTo(new Charge("res-1"));
       assertThat(effects.claim(key, CHARGE, Map.of("amount", 99), LEASE))
