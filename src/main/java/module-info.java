@@ -10,6 +10,7 @@ module dev.onceonly {
   requires org.xerial.sqlitejdbc;
 
   exports dev.onceonly;
+  exports dev.onceonly.external;
   exports dev.onceonly.queue;
   exports dev.onceonly.sql;
 }

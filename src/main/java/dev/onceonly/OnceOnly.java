@@ -1,6 +1,7 @@
 package dev.onceonly;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceonly.external.ExternalEffects;
 import dev.onceonly.internal.Core;
 import dev.onceonly.internal.DataSourceDatabase;
 import dev.onceonly.internal.Database;
@@ -8,6 +9,7 @@ import dev.onceonly.internal.Migrator;
 import dev.onceonly.internal.QueueSignals;
 import dev.onceonly.internal.Requests;
 import dev.onceonly.internal.SingleConnectionDatabase;
+import dev.onceonly.internal.SqlExternalEffects;
 import dev.onceonly.internal.SqlIntentStore;
 import dev.onceonly.internal.SqlJobQueue;
 import dev.onceonly.internal.SqlReceiptStore;
@@ -22,8 +24,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.sqlite.SQLiteConfig;
@@ -63,13 +67,16 @@ public final class OnceOnly implements AutoCloseable {
   private final SqlReceiptStore receipts;
   private final SqlRejectionStore rejections;
   private final SqlJobQueue queue;
+  private final SqlExternalEffects externalEffects;
 
-  private OnceOnly(Database database, Core core, String prefix) {
+  private OnceOnly(Database database, Core core, String prefix, Set<String> safeToRepeat) {
     this.database = database;
     this.intents = new SqlIntentStore(core);
     this.receipts = new SqlReceiptStore(core, intents);
     this.rejections = new SqlRejectionStore(core);
     this.queue = new SqlJobQueue(core, prefix, RetryPolicy.defaults(), new QueueSignals());
+    this.externalEffects =
+        new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
   }
 
   /**
@@ -120,6 +127,26 @@ public final class OnceOnly implements AutoCloseable {
     return queue.withPolicy(policy);
   }
 
+  /**
+   * Returns the external effects (claims under fenced leases for effects that leave the database),
+   * retrying failed attempts with {@link RetryPolicy#defaults()}.
+   */
+  public ExternalEffects externalEffects() {
+    return externalEffects;
+  }
+
+  /**
+   * Returns the external effects with another retry policy for failed attempts. Views share the
+   * table.
+   *
+   * @param policy the retry policy for {@link ExternalEffects#fail} and for taking over expired
+   *     claims of operations safe to repeat
+   * @return the external effects
+   */
+  public ExternalEffects externalEffects(RetryPolicy policy) {
+    return externalEffects.withPolicy(policy);
+  }
+
   /** Returns the dialect in use. */
   public Dialect dialect() {
     return database.dialect();
@@ -157,6 +184,7 @@ public final class OnceOnly implements AutoCloseable {
     private String scopePattern = DEFAULT_SCOPE_PATTERN;
     private String keyPattern = DEFAULT_KEY_PATTERN;
     private final Map<String, ArgumentsValidator> validators = new HashMap<>();
+    private final Set<String> safeToRepeat = new HashSet<>();
     private int rejectionReasonChars = 300;
     private int rejectionBodyBytes = 8192;
     private Duration busyTimeout = Duration.ofSeconds(5);
@@ -327,6 +355,21 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * Declares an external operation safe to repeat: its provider deduplicates requests by the
+     * downstream idempotency key (see {@link ExternalEffects#downstreamKey}). A claim of it whose
+     * lease ran out, or whose attempt ended unknown, is then claimed again with the same key
+     * instead of waiting for reconciliation. Declare only what the provider documents. Default:
+     * none.
+     *
+     * @param operation the operation's name
+     * @return this builder
+     */
+    public Builder safeToRepeat(String operation) {
+      safeToRepeat.add(Objects.requireNonNull(operation, "operation"));
+      return this;
+    }
+
+    /**
      * Sets the bound on a rejection's reason, in characters. Default 300.
      *
      * @param chars at least 16
@@ -413,7 +456,7 @@ public final class OnceOnly implements AutoCloseable {
       Database database = openDatabase();
       try {
         new Migrator(database, tablePrefix, clock).migrate();
-        return new OnceOnly(database, core(database), tablePrefix);
+        return new OnceOnly(database, core(database), tablePrefix, Set.copyOf(safeToRepeat));
       } catch (RuntimeException e) {
         database.close();
         throw e;

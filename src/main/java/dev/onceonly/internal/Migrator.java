@@ -24,7 +24,8 @@ import java.util.List;
  */
 public final class Migrator {
   /** The migrations this library ships, in order; index + 1 is the version. */
-  static final List<String> SCRIPTS = List.of("V1__receipt_core.sql", "V2__job_queue.sql");
+  static final List<String> SCRIPTS =
+      List.of("V1__receipt_core.sql", "V2__job_queue.sql", "V3__external_effects.sql");
 
   private final Database database;
   private final String prefix;

@@ -1,0 +1,73 @@
+package dev.onceonly.external;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A failed attempt, as the worker reports it to {@link ExternalEffects#fail}: its class, the error
+ * text kept as evidence (bounded when stored), and the wait the provider demands before the next
+ * attempt, if any.
+ *
+ * @param failureClass what kind of failure this is; decides the reaction
+ * @param error what happened, for a person (the provider's message, an exception's text)
+ * @param requiredWait the provider's required wait ({@code Retry-After}); zero unless {@link
+ *     FailureClass#RATE_LIMITED}
+ */
+public record Failure(FailureClass failureClass, String error, Duration requiredWait) {
+  /** Refuses nulls, a negative wait, and a wait on a class other than a rate limit. */
+  public Failure {
+    Objects.requireNonNull(failureClass, "failureClass");
+    Objects.requireNonNull(error, "error");
+    Objects.requireNonNull(requiredWait, "requiredWait");
+    if (requiredWait.isNegative()) {
+      throw new IllegalArgumentException("requiredWait must be >= 0");
+    }
+    if (!requiredWait.isZero() && failureClass != FailureClass.RATE_LIMITED) {
+      throw new IllegalArgumentException("only RATE_LIMITED carries a required wait");
+    }
+  }
+
+  /**
+   * Returns a failure of the given class with no required wait.
+   *
+   * @param failureClass the class
+   * @param error what happened
+   * @return the failure
+   */
+  public static Failure of(FailureClass failureClass, String error) {
+    return new Failure(failureClass, error, Duration.ZERO);
+  }
+
+  /**
+   * Returns a rate limit that demands a wait before the next attempt.
+   *
+   * @param error what happened
+   * @param requiredWait the provider's required wait, zero or positive
+   * @return the failure
+   */
+  public static Failure rateLimited(String error, Duration requiredWait) {
+    return new Failure(FailureClass.RATE_LIMITED, error, requiredWait);
+  }
+
+  /**
+   * Returns a failure whose outcome is unknown: the request may have been sent.
+   *
+   * @param error what happened
+   * @return the failure
+   */
+  public static Failure unknownAfterSend(String error) {
+    return of(FailureClass.UNKNOWN_AFTER_SEND, error);
+  }
+
+  /**
+   * Returns a programming error on this side, recorded with the exception's class and message. Use
+   * it only if the request was certainly not sent.
+   *
+   * @param bug the exception
+   * @return the failure
+   */
+  public static Failure programmingError(Throwable bug) {
+    Objects.requireNonNull(bug, "bug");
+    return of(FailureClass.PROGRAMMING_ERROR, bug.getClass().getName() + ": " + bug.getMessage());
+  }
+}

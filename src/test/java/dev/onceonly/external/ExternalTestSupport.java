@@ -1,0 +1,95 @@
+package dev.onceonly.external;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.IntentKey;
+import dev.onceonly.OnceOnly;
+import dev.onceonly.queue.RetryPolicy;
+import dev.onceonly.testing.Db;
+import dev.onceonly.testing.FakeProvider;
+import dev.onceonly.testing.MutableClock;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What the external-effect tests share: a SQLite file, a clock, a provider, row reads. */
+abstract class ExternalTestSupport {
+  static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+  static final Duration LEASE = Duration.ofSeconds(30);
+
+  /** An operation whose provider does not deduplicate: never repeated without reconciliation. */
+  static final String CHARGE = "charge";
+
+  /** An operation declared safe to repeat: its provider deduplicates by the downstream key. */
+  static final String CHARGE_SAFE = "charge_idempotent";
+
+  static final Map<String, Object> ARGS = Map.of("amount", 1200, "currency", "EUR");
+  static final String BODY = "{\"amount\":1200,\"currency\":\"EUR\"}";
+
+  /** A policy with no backoff jitter worth waiting for: 1 s base, 5 attempts, 1 h. */
+  static final RetryPolicy POLICY =
+      RetryPolicy.builder()
+          .maxAttempts(5)
+          .baseDelay(Duration.ofSeconds(1))
+          .maxDelay(Duration.ofSeconds(10))
+          .build();
+
+  @TempDir Path dir;
+  final MutableClock clock = new MutableClock(START);
+
+  Path file() {
+    return dir.resolve("effects.db");
+  }
+
+  OnceOnly open() {
+    return OnceOnly.builder().sqlite(file()).clock(clock).safeToRepeat(CHARGE_SAFE).build();
+  }
+
+  static Claim claimed(ClaimOutcome outcome) {
+    assertThat(outcome).isInstanceOf(ClaimOutcome.Claimed.class);
+    return ((ClaimOutcome.Claimed) outcome).claim();
+  }
+
+  /** Reads the claim row of {@code key} through a fresh connection, as a person would. */
+  Map<String, Object> row(IntentKey key) {
+    try (Connection c = Db.open(file());
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT * FROM onceonly_claims WHERE scope = ? AND intent_key = ?")) {
+      ps.setString(1, key.scope());
+      ps.setString(2, key.key());
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as("a claim row for %s", key).isTrue();
+        ResultSetMetaData md = rs.getMetaData();
+        Map<String, Object> out = new HashMap<>();
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+          out.put(md.getColumnName(i), rs.getObject(i));
+        }
+        return out;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static long num(Map<String, Object> row, String column) {
+    return ((Number) row.get(column)).longValue();
+  }
+
+  long claimRows() {
+    return Db.count(file(), "SELECT COUNT(*) FROM onceonly_claims");
+  }
+
+  /** No downstream key reached the provider as an applied effect more than once. */
+  static void assertNoEffectTwice(FakeProvider provider) {
+    assertThat(provider.effectsByKey().values()).allMatch(n -> n == 1);
+  }
+}
