@@ -196,6 +196,9 @@ public abstract class InvalidRequestContract extends ContractSupport {
         .execute(GOOD_KEY, GOOD_OPERATION, GOOD_ARGS, Ticket.class, Tickets.create("u-1", "x"));
     once.rejections().record("1-0", "{}", "seed");
     seedQueue();
+    once.externalEffects()
+        .claim(
+            IntentKey.of("u-1", "external"), "send_mail", Map.of("to", "x"), Duration.ofMinutes(1));
   }
 
   /** A waiting message with a large payload, and a dead letter, so every table has a row. */
