@@ -1,8 +1,6 @@
 package dev.onceonly;
 
-import java.util.Locale;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * The digest of an intent's canonical content, tagged with the profile that produced it.
@@ -18,19 +16,47 @@ public record Fingerprint(String profile, String hex) {
   /** SHA-256 over the RFC 8785 canonical form of {@code {"operation":…,"arguments":…}}. */
   public static final String JCS_SHA256 = "jcs-sha256";
 
-  private static final Pattern PROFILE = Pattern.compile("[a-z0-9][a-z0-9-]{0,31}");
-  private static final Pattern HEX = Pattern.compile("[0-9a-f]{16,128}");
-
   /** Validates the profile name and the lowercase hex digest. */
   public Fingerprint {
     Objects.requireNonNull(profile, "profile");
     Objects.requireNonNull(hex, "hex");
-    if (!PROFILE.matcher(profile).matches()) {
-      throw new IllegalArgumentException("profile must match " + PROFILE + ": " + profile);
+    if (!validProfile(profile)) {
+      throw new IllegalArgumentException(
+          "profile must be 1 to 32 of a-z, 0-9 and '-', not starting with '-': " + profile);
     }
-    if (!HEX.matcher(hex).matches() || hex.length() % 2 != 0) {
-      throw new IllegalArgumentException("hex must be lowercase hexadecimal of even length");
+    if (!validHex(hex)) {
+      throw new IllegalArgumentException(
+          "hex must be 16 to 128 lowercase hexadecimal digits, an even number");
     }
+  }
+
+  // Checked by hand, not by regular expression: fingerprints are built and parsed on every step.
+  private static boolean validProfile(String p) {
+    int n = p.length();
+    if (n == 0 || n > 32 || p.charAt(0) == '-') {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      char c = p.charAt(i);
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean validHex(String h) {
+    int n = h.length();
+    if (n < 16 || n > 128 || n % 2 != 0) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      char c = h.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -52,6 +78,6 @@ public record Fingerprint(String profile, String hex) {
   /** Returns {@code profile:hex}. */
   @Override
   public String toString() {
-    return profile + ":" + hex.toLowerCase(Locale.ROOT);
+    return profile + ":" + hex;
   }
 }
