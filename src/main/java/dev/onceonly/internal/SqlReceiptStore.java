@@ -44,6 +44,10 @@ public final class SqlReceiptStore implements ReceiptStore {
     Requests.Prepared request = core.requests().prepare(key, operation, arguments);
     Objects.requireNonNull(resultType, "resultType");
     Objects.requireNonNull(effect, "effect");
+    Outcome<T> settled = settledWithoutWriting(request, resultType);
+    if (settled != null) {
+      return settled;
+    }
     try {
       return core.database().write(c -> step(c, request, resultType, effect));
     } catch (EffectFailed e) {
@@ -69,6 +73,22 @@ public final class SqlReceiptStore implements ReceiptStore {
     } catch (EffectFailed e) {
       throw this.<X>unwrap(e);
     }
+  }
+
+  /**
+   * Answers from a committed receipt without taking the write lock, or returns null. A committed
+   * receipt never changes its fingerprint or result until it expires, so a read is enough to answer
+   * a repetition, a conflict or an expiry: the hot path of a retry storm stays off the single
+   * writer (and off other processes' file lock). Anything else goes to the write step, which looks
+   * again under the lock.
+   */
+  private <T> Outcome<T> settledWithoutWriting(Requests.Prepared request, Class<T> resultType) {
+    Instant now = Instant.ofEpochMilli(core.clock().millis());
+    Receipt existing = core.database().read(c -> lookup(c, request.key())).receipt();
+    if (existing == null || !existing.forgetAt().isAfter(now)) {
+      return null;
+    }
+    return answer(existing, request, resultType, now);
   }
 
   @SuppressWarnings("unchecked")
