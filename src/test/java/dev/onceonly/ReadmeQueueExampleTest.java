@@ -10,6 +10,8 @@ import dev.onceonly.queue.SendResult;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.Db;
 import dev.onceonly.testing.Eventually;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,6 +20,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -113,6 +116,26 @@ class ReadmeQueueExampleTest {
     try (Statement s = c.createStatement()) {
       s.execute(sql);
     }
+  }
+
+  /** README.md shows the example above as it is here, less two spaces of indentation. */
+  @Test
+  void theReadmeShowsThisExampleVerbatim() throws Exception {
+    String source =
+        Files.readString(
+            Path.of("src/test/java/dev/onceonly/ReadmeQueueExampleTest.java"),
+            StandardCharsets.UTF_8);
+    String start = "  // ---- README.md, The queue ----\n";
+    String end = "  // ---- end of the README example ----";
+    String example =
+        source
+            .substring(source.indexOf(start) + start.length(), source.indexOf(end))
+            .strip()
+            .lines()
+            .map(line -> line.startsWith("  ") ? line.substring(2) : line)
+            .collect(Collectors.joining("\n"));
+    String readme = Files.readString(Path.of("README.md"), StandardCharsets.UTF_8);
+    assertThat(readme).contains("```java\n" + example + "\n```");
   }
 
   @Test
