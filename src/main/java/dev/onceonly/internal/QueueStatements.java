@@ -12,6 +12,7 @@ final class QueueStatements {
   final String retry;
   final String deadLetter;
   final String deleteMessage;
+  final String withdraw;
   final String dropReplacedDeadPayload;
   final String insertPayload;
   final String selectPayload;
@@ -68,6 +69,7 @@ final class QueueStatements {
             + " last_error = excluded.last_error, created_at = excluded.created_at,"
             + " dead_at = excluded.dead_at";
     deleteMessage = "DELETE FROM " + m + " WHERE id = ? AND fence = ?";
+    withdraw = "DELETE FROM " + m + " WHERE queue = ? AND message_key = ? RETURNING payload_ref";
     dropReplacedDeadPayload =
         "DELETE FROM "
             + p

@@ -95,8 +95,15 @@ public final class SqlJobQueue implements JobQueue {
   public SendResult send(Message message) {
     Prepared p = prepare(message);
     SendResult result = core.database().write(c -> insert(c, p, null));
-    signals.fire(p.message().queue());
+    fireIfSent(result);
     return result;
+  }
+
+  /** Wakes local workers for a message that was queued (committed, or in the caller's hands). */
+  private void fireIfSent(SendResult result) {
+    if (result.status() == SendResult.Status.SENT) {
+      signals.fire(result.queue());
+    }
   }
 
   @Override
@@ -112,7 +119,11 @@ public final class SqlJobQueue implements JobQueue {
                   }
                   return out;
                 });
-    prepared.stream().map(p -> p.message().queue()).distinct().forEach(signals::fire);
+    results.stream()
+        .filter(r -> r.status() == SendResult.Status.SENT)
+        .map(SendResult::queue)
+        .distinct()
+        .forEach(signals::fire);
     return results;
   }
 
@@ -121,7 +132,7 @@ public final class SqlJobQueue implements JobQueue {
     Objects.requireNonNull(transaction, "transaction");
     Prepared p = prepare(message);
     SendResult result = core.database().join(transaction, c -> insert(c, p, null));
-    signals.fire(p.message().queue());
+    fireIfSent(result); // before the caller commits: a hint; the worker's next poll finds it
     return result;
   }
 
@@ -132,7 +143,7 @@ public final class SqlJobQueue implements JobQueue {
     Database.Work<SendResult> work = c -> insert(c, p, body);
     SendResult result =
         transaction == null ? core.database().write(work) : core.database().join(transaction, work);
-    signals.fire(p.message().queue());
+    fireIfSent(result);
     return result;
   }
 
@@ -364,8 +375,41 @@ public final class SqlJobQueue implements JobQueue {
                   }
                   return acked;
                 });
-    prepared.forEach(p -> signals.fire(p.message().queue()));
+    if (result instanceof QueueResult.Completed) {
+      prepared.forEach(p -> signals.fire(p.message().queue()));
+    }
     return result;
+  }
+
+  @Override
+  public boolean withdraw(String queue, String key) {
+    check("queue", queue, QUEUE);
+    check("key", key, KEY);
+    return core.database().write(c -> withdrawIn(c, queue, key));
+  }
+
+  @Override
+  public boolean withdraw(Connection transaction, String queue, String key) {
+    Objects.requireNonNull(transaction, "transaction");
+    check("queue", queue, QUEUE);
+    check("key", key, KEY);
+    return core.database().join(transaction, c -> withdrawIn(c, queue, key));
+  }
+
+  private boolean withdrawIn(Connection c, String queue, String key) throws SQLException {
+    String ref;
+    try (PreparedStatement ps = c.prepareStatement(sql.withdraw)) {
+      ps.setString(1, queue);
+      ps.setString(2, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return false;
+        }
+        ref = rs.getString(1);
+      }
+    }
+    deletePayload(c, ref);
+    return true;
   }
 
   @Override

@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * A message that exhausted its attempts, kept with its last error until requeued or purged.
+ * A message that exhausted its attempts, kept with its last error until it is requeued.
  *
  * @param queue the queue
  * @param key the message's key

@@ -144,6 +144,29 @@ public interface JobQueue {
   QueueResult ackAndSend(Lease lease, List<Message> next);
 
   /**
+   * Removes a message by key, whether it waits or is in flight; a holder of its lease then gets
+   * {@link QueueResult.LeaseLost}. This finishes seed 004's at-most-once pattern: acknowledge the
+   * delivery on arrival with {@link #ackAndSend} that also sends a watchdog message due after the
+   * work should be done, do the work, then withdraw the watchdog. If the worker dies, the watchdog
+   * is delivered and tells that the work may not have finished; it is never done twice.
+   *
+   * @param queue the queue's name
+   * @param key the message's key
+   * @return {@code true} if a message was removed
+   */
+  boolean withdraw(String queue, String key);
+
+  /**
+   * Removes a message by key inside the caller's open transaction.
+   *
+   * @param transaction the caller's connection inside a transaction
+   * @param queue the queue's name
+   * @param key the message's key
+   * @return {@code true} if a message was removed (once the caller commits)
+   */
+  boolean withdraw(Connection transaction, String queue, String key);
+
+  /**
    * Puts a leased message back to be delivered at {@code at}, without counting a failure (snooze);
    * the retry time budget starts again from its next delivery.
    *

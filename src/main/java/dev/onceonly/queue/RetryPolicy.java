@@ -10,11 +10,11 @@ import java.util.random.RandomGenerator;
  * When to try a failed message again: exponential backoff with full jitter, capped, with a limit on
  * attempts and on total time.
  *
- * <p>The delay before attempt {@code n + 1} is drawn uniformly from {@code [0, min(maxDelay,
- * baseDelay * 2^n))} (full jitter, so that many failing clients do not wake together). A wait the
- * provider demands (for example a rate limit's {@code Retry-After}) replaces a shorter draw and
- * counts against the total budget like any other wait. The next attempt time is stored with the
- * message; no thread sleeps until then.
+ * <p>After {@code n} failed attempts, the delay before the next one is drawn uniformly from {@code
+ * [0, min(maxDelay, baseDelay * 2^(n-1)))} (full jitter, so that many failing clients do not wake
+ * together). A wait the provider demands (for example a rate limit's {@code Retry-After}) replaces
+ * a shorter draw and counts against the total budget like any other wait. The next attempt time is
+ * stored with the message; no thread sleeps until then.
  *
  * <p>Who owns the retry: if a client library also retries, its attempts multiply with these (3
  * there times 3 here is 9 requests). Let one layer retry; turn the other off.

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * input no retry can fix ({@link InvalidRequestException}, {@link CanonicalizationException},
  * {@link ConflictException}). While a handler runs, its lease is renewed every third of the lease
  * time; if renewal finds the lease lost, the job is cancelled. Idle threads poll with exponential
- * backoff and wake at once when a message is sent from this process.
+ * backoff and wake at once when a message is sent through the same {@code OnceOnly} instance (a
+ * hint: a send inside a caller's transaction is found by the next poll after it commits).
  *
  * <p>{@link #close()} shuts down gracefully: no new claims, in-flight handlers get the shutdown
  * deadline to finish; after it they are cancelled and their messages released for immediate
@@ -150,7 +151,11 @@ public final class Worker implements AutoCloseable {
       handler.handle(job);
       settle(job);
     } catch (CancellationException e) {
-      release(job);
+      if (job.isCancelled()) {
+        release(job); // the worker cancelled it (shutdown, lost lease): not the handler's failure
+      } else {
+        fail(job, e);
+      }
     } catch (Throwable t) {
       fail(job, t);
     } finally {

@@ -65,6 +65,38 @@ public abstract class QueuePatternsContract extends QueueContractSupport {
    *
    * <p>End state: exactly one shipment row per order.
    */
+  /**
+   * Seed 004, long work processed at most once: acknowledge the delivery on arrival and, in the
+   * same transaction, send a watchdog message due after the work should be done; withdraw the
+   * watchdog when the work is done. The work is never delivered twice; if the worker dies, the
+   * watchdog arrives instead and says the work may not have finished.
+   */
+  @Test
+  void atMostOnceAcknowledgesOnArrivalAndWithdrawsItsWatchdog() {
+    String q = "long-work";
+    Duration expected = Duration.ofMinutes(10);
+    for (String job : List.of("done", "dies")) {
+      once.queue().send(Message.of(q, job, Map.of("job", job)));
+      Delivery d = only(once.queue().receive(q, 1, LEASE));
+      Message watchdog =
+          Message.of(q, "watchdog-" + job, Map.of("job", job))
+              .deliverAt(clock.instant().plus(expected));
+      assertThat(once.queue().ackAndSend(d.lease(), List.of(watchdog)))
+          .isInstanceOf(QueueResult.Completed.class);
+    }
+    assertThat(once.queue().withdraw(q, "watchdog-done")).isTrue(); // "done" finished its work
+    // "dies" never withdraws its watchdog: its worker crashed during the work.
+    clock.advance(LEASE.multipliedBy(2));
+    assertThat(once.queue().receive(q, 10, LEASE)).as("acknowledged: never redelivered").isEmpty();
+    reopen();
+    clock.advance(expected);
+    Delivery alarm = only(once.queue().receive(q, 10, LEASE));
+    assertThat(alarm.key()).isEqualTo("watchdog-dies");
+    assertThat(once.queue().ack(alarm.lease())).isInstanceOf(QueueResult.Completed.class);
+    assertThat(once.queue().withdraw(q, "watchdog-dies")).as("already gone").isFalse();
+    assertThat(messages(q)).isZero();
+  }
+
   @Test
   void aJoinShipsEachOrderOnceBothConfirmationsArrived() {
     db.exec(

@@ -112,6 +112,34 @@ public abstract class WorkerContract extends QueueContractSupport {
     assertThat(dead.get(0).lastError()).isEqualTo("java.lang.IllegalStateException: boom 3");
   }
 
+  /** A CancellationException the worker did not cause is a failure like any other. */
+  @Test
+  void aHandlersOwnCancellationIsRetriedThenDeadLettered() {
+    once.queue().send(Q, "gives-up", Map.of("n", 1));
+    AtomicInteger calls = new AtomicInteger();
+    Handler cancelling =
+        job -> {
+          calls.incrementAndGet();
+          throw new java.util.concurrent.CancellationException("the handler's own");
+        };
+    RetryPolicy immediate = RetryPolicy.builder().maxAttempts(2).baseDelay(Duration.ZERO).build();
+    Worker worker =
+        Worker.builder(once.queue(immediate), Q, cancelling)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "dead letter", () -> !once.queue().deadLetters(Q, 10).isEmpty());
+    } finally {
+      worker.close();
+    }
+    reopen();
+    assertThat(calls).hasValue(2);
+    assertThat(once.queue().deadLetters(Q, 10))
+        .singleElement()
+        .satisfies(d -> assertThat(d.lastError()).contains("the handler's own"));
+  }
+
   @Test
   void aHandlerRefusingItsInputDeadLettersTheMessageAtOnce() {
     once.queue().send(Q, "not-an-intent", Map.of("subject", "no scope, no key"));
