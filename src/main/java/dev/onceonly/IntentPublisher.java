@@ -15,7 +15,12 @@ public interface IntentPublisher {
     /** The transport already holds a message for this intent. */
     ALREADY_QUEUED,
     /** The transport holds a message with this key but other content; nothing was published. */
-    CONFLICT
+    CONFLICT,
+    /**
+     * The intent's message was dead-lettered and waits for an operator to requeue it; nothing was
+     * published, so a reconciler does not feed a poison message back forever.
+     */
+    DEAD_LETTERED
   }
 
   /**

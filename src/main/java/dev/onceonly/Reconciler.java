@@ -58,6 +58,7 @@ public final class Reconciler {
     int published = 0;
     int queued = 0;
     int conflicts = 0;
+    int dead = 0;
     int batches = 0;
     List<Intent> page = intents.pending(batchSize);
     while (!page.isEmpty() && batches < maxBatches) {
@@ -68,6 +69,7 @@ public final class Reconciler {
           case PUBLISHED -> published++;
           case ALREADY_QUEUED -> queued++;
           case CONFLICT -> conflicts++;
+          case DEAD_LETTERED -> dead++;
         }
       }
       if (page.size() < batchSize) {
@@ -75,7 +77,7 @@ public final class Reconciler {
       }
       page = intents.pendingAfter(page.get(page.size() - 1).key(), batchSize);
     }
-    return new Report(examined, published, queued, conflicts, batches);
+    return new Report(examined, published, queued, conflicts, dead, batches);
   }
 
   /**
@@ -85,10 +87,16 @@ public final class Reconciler {
    * @param published intents handed to the publisher anew
    * @param alreadyQueued intents whose message was still waiting
    * @param conflicts intents whose key holds other content in the transport
+   * @param deadLettered intents whose message waits in the dead letters (not published again)
    * @param batches batches read
    */
   public record Report(
-      int examined, int published, int alreadyQueued, int conflicts, int batches) {}
+      int examined,
+      int published,
+      int alreadyQueued,
+      int conflicts,
+      int deadLettered,
+      int batches) {}
 
   /** Configures a {@link Reconciler}. Not thread-safe. */
   public static final class Builder {

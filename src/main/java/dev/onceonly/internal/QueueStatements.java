@@ -18,6 +18,7 @@ final class QueueStatements {
   final String selectPayload;
   final String deletePayload;
   final String listDeadLetters;
+  final String findDeadLetter;
   final String requeue;
   final String deleteDeadLetter;
   final String depth;
@@ -92,6 +93,10 @@ final class QueueStatements {
         "SELECT message_key, payload, attempts, last_error, dead_at FROM "
             + p
             + "dead_letters WHERE queue = ? ORDER BY dead_at, message_key LIMIT ?";
+    findDeadLetter =
+        "SELECT message_key, payload, attempts, last_error, dead_at FROM "
+            + p
+            + "dead_letters WHERE queue = ? AND message_key = ?";
     requeue =
         "INSERT INTO "
             + m

@@ -573,6 +573,35 @@ public final class SqlJobQueue implements JobQueue {
   }
 
   @Override
+  public Optional<DeadLetter> findDeadLetter(String queue, String key) {
+    check("queue", queue, QUEUE);
+    check("key", key, KEY);
+    return core.database()
+        .read(
+            c -> {
+              try (PreparedStatement ps = c.prepareStatement(sql.findDeadLetter)) {
+                ps.setString(1, queue);
+                ps.setString(2, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                  return rs.next()
+                      ? Optional.of(deadLetter(queue, rs))
+                      : Optional.<DeadLetter>empty();
+                }
+              }
+            });
+  }
+
+  private DeadLetter deadLetter(String queue, ResultSet rs) throws SQLException {
+    return new DeadLetter(
+        queue,
+        rs.getString(1),
+        core.readTree(rs.getString(2)),
+        rs.getInt(3),
+        rs.getString(4),
+        Instant.ofEpochMilli(rs.getLong(5)));
+  }
+
+  @Override
   public boolean requeue(String queue, String key) {
     check("queue", queue, QUEUE);
     check("key", key, KEY);

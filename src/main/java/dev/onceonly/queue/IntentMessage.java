@@ -116,11 +116,16 @@ public record IntentMessage(IntentKey key, String operation, JsonNode arguments)
   public static IntentPublisher publisher(JobQueue jobs, String queue) {
     Objects.requireNonNull(jobs, "jobs");
     Objects.requireNonNull(queue, "queue");
-    return intent ->
-        switch (jobs.send(of(intent).toMessage(queue)).status()) {
-          case SENT -> IntentPublisher.Publication.PUBLISHED;
-          case REPEATED -> IntentPublisher.Publication.ALREADY_QUEUED;
-          case CONFLICT -> IntentPublisher.Publication.CONFLICT;
-        };
+    return intent -> {
+      IntentMessage message = of(intent);
+      if (jobs.findDeadLetter(queue, message.messageKey()).isPresent()) {
+        return IntentPublisher.Publication.DEAD_LETTERED;
+      }
+      return switch (jobs.send(message.toMessage(queue)).status()) {
+        case SENT -> IntentPublisher.Publication.PUBLISHED;
+        case REPEATED -> IntentPublisher.Publication.ALREADY_QUEUED;
+        case CONFLICT -> IntentPublisher.Publication.CONFLICT;
+      };
+    };
   }
 }

@@ -225,6 +225,15 @@ public interface JobQueue {
   List<DeadLetter> deadLetters(String queue, int limit);
 
   /**
+   * Returns the dead letter of one key, if its message was dead-lettered and not requeued.
+   *
+   * @param queue the queue's name
+   * @param key the message's key
+   * @return the dead letter, or empty
+   */
+  Optional<DeadLetter> findDeadLetter(String queue, String key);
+
+  /**
    * Moves a dead letter back into its queue, due now, with its attempts reset.
    *
    * @param queue the queue's name

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Reconciler;
+import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.IntentMessage;
 import dev.onceonly.queue.Worker;
@@ -62,7 +63,7 @@ public abstract class ReconcilerContract extends QueueContractSupport {
   @Test
   void reconcilePublishesExactlyThePendingIntentsInBatches() {
     Reconciler.Report first = reconciler(once).reconcile();
-    assertThat(first).isEqualTo(new Reconciler.Report(150, 150, 0, 0, 4));
+    assertThat(first).isEqualTo(new Reconciler.Report(150, 150, 0, 0, 0, 4));
 
     reopen();
     assertThat(db.strings("SELECT message_key FROM onceonly_messages WHERE queue = ?", REPORTS))
@@ -75,7 +76,7 @@ public abstract class ReconcilerContract extends QueueContractSupport {
     }
 
     Reconciler.Report second = reconciler(once).reconcile();
-    assertThat(second).isEqualTo(new Reconciler.Report(150, 0, 150, 0, 4));
+    assertThat(second).isEqualTo(new Reconciler.Report(150, 0, 150, 0, 0, 4));
     assertThat(messages(REPORTS)).isEqualTo(150);
   }
 
@@ -144,7 +145,7 @@ public abstract class ReconcilerContract extends QueueContractSupport {
 
     reopen();
     assertThat(once.intents().pending(1000)).isEmpty();
-    assertThat(reconciler(once).reconcile()).isEqualTo(new Reconciler.Report(0, 0, 0, 0, 0));
+    assertThat(reconciler(once).reconcile()).isEqualTo(new Reconciler.Report(0, 0, 0, 0, 0, 0));
     assertThat(effects()).isEqualTo(250);
     assertThat(duplicatedEffects()).isZero();
     assertThat(db.count("SELECT COUNT(*) FROM effects WHERE holder = 'worker'")).isEqualTo(150);
@@ -152,12 +153,35 @@ public abstract class ReconcilerContract extends QueueContractSupport {
     assertThat(db.count("SELECT COUNT(*) FROM onceonly_dead_letters")).isZero();
   }
 
+  /** A poison intent waits in the dead letters for an operator; reconciling never requeues it. */
+  @Test
+  void aDeadLetteredIntentIsNotPublishedAgain() {
+    reconciler(once).reconcile();
+    String poison = SCOPE + "/" + key(3).key();
+    Delivery d =
+        once.queue().receive(REPORTS, 150, Duration.ofMinutes(1)).stream()
+            .filter(x -> x.key().equals(poison))
+            .findFirst()
+            .orElseThrow();
+    once.queue().deadLetter(d.lease(), "poison");
+
+    Reconciler.Report again = reconciler(once).reconcile();
+
+    assertThat(again.deadLettered()).isEqualTo(1);
+    assertThat(again.published()).isZero();
+    reopen();
+    assertThat(
+            db.count("SELECT COUNT(*) FROM onceonly_messages WHERE message_key = '" + poison + "'"))
+        .isZero();
+    assertThat(once.queue().findDeadLetter(REPORTS, poison)).isPresent();
+  }
+
   @Test
   void aMessageWithOtherContentUnderAnIntentsKeyIsReportedAsAConflict() {
     String taken = SCOPE + "/" + key(2).key();
     once.queue().send(REPORTS, taken, Map.of("something", "else"));
 
-    assertThat(reconciler(once).reconcile()).isEqualTo(new Reconciler.Report(150, 149, 0, 1, 4));
+    assertThat(reconciler(once).reconcile()).isEqualTo(new Reconciler.Report(150, 149, 0, 1, 0, 4));
 
     reopen();
     assertThat(messages(REPORTS)).isEqualTo(150);

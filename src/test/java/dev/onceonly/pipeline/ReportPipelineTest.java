@@ -210,7 +210,7 @@ class ReportPipelineTest {
         Reconciler.Report pass = ReportPipeline.reconcile(once);
         assertThat(pass)
             .as("only the intents the producer never published are pending")
-            .isEqualTo(new Reconciler.Report(10, 10, 0, 0, 1));
+            .isEqualTo(new Reconciler.Report(10, 10, 0, 0, 0, 1));
         awaitDrained(once, "the reconciled intents");
         assertThat(once.intents().pending(100)).isEmpty();
       } finally {
