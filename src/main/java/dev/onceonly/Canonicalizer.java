@@ -126,7 +126,8 @@ public final class Canonicalizer {
    * @param operation the operation's name, for example {@code "create_ticket"}
    * @param arguments the operation's arguments
    * @return the fingerprint
-   * @throws CanonicalizationException if the arguments cannot be canonicalized
+   * @throws CanonicalizationException if the operation name or the arguments cannot be
+   *     canonicalized (an unpaired surrogate, a limit exceeded)
    */
   public Fingerprint fingerprint(String operation, JsonNode arguments) {
     Objects.requireNonNull(operation, "operation");
@@ -140,28 +141,13 @@ public final class Canonicalizer {
    * @param operation the operation's name
    * @param argumentsJson the arguments as JSON text
    * @return the fingerprint, equal to the one of the parsed arguments
-   * @throws CanonicalizationException if the arguments are not I-JSON or exceed a limit
+   * @throws CanonicalizationException if the arguments are not I-JSON or exceed a limit, or the
+   *     operation name cannot be canonicalized
    */
   public Fingerprint fingerprint(String operation, String argumentsJson) {
     Objects.requireNonNull(operation, "operation");
-    byte[] arguments = canonicalize(argumentsJson);
-    byte[] name = jcs.canonicalize(jsonString(operation));
-    MessageDigest sha = sha256();
-    sha.update(ARGUMENTS_PREFIX);
-    sha.update(arguments);
-    sha.update(OPERATION_INFIX);
-    sha.update(name);
-    sha.update((byte) '}');
-    return new Fingerprint(Fingerprint.JCS_SHA256, HEX.formatHex(sha.digest()));
-  }
-
-  private static final byte[] ARGUMENTS_PREFIX =
-      "{\"arguments\":".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] OPERATION_INFIX =
-      ",\"operation\":".getBytes(StandardCharsets.US_ASCII);
-
-  private static String jsonString(String s) {
-    return com.fasterxml.jackson.databind.node.TextNode.valueOf(s).toString();
+    Objects.requireNonNull(argumentsJson, "argumentsJson");
+    return digest(jcs.canonicalizeIntent(operation, argumentsJson));
   }
 
   /** Returns the fingerprint of bytes that are already the canonical intent document. */

@@ -3,6 +3,7 @@ package dev.onceonly.internal;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -51,10 +52,13 @@ public final class Jcs {
     this.maxInputBytes = maxInputBytes;
     this.maxDepth = maxDepth;
     this.maxStringLength = maxStringLength;
+    // Our own checks give the typed problems; Jackson's limits only bound the work it does first.
+    // No string, name or nesting within the input limit may trip them.
     StreamReadConstraints constraints =
         StreamReadConstraints.builder()
-            .maxNestingDepth(maxDepth + 1)
-            .maxStringLength(Math.max(maxStringLength + 1, 1024))
+            .maxNestingDepth(saturatedIncrement(maxDepth))
+            .maxStringLength(Math.max(maxInputBytes, maxStringLength))
+            .maxNameLength(Math.max(maxInputBytes, maxStringLength))
             .maxNumberLength(Math.max(1000, maxStringLength))
             .build();
     this.factory =
@@ -65,41 +69,85 @@ public final class Jcs {
             .build();
   }
 
+  private static int saturatedIncrement(int value) {
+    return value == Integer.MAX_VALUE ? value : value + 1;
+  }
+
   /** Canonicalizes UTF-8 JSON text. */
   public byte[] canonicalize(byte[] utf8) {
     checkInputSize(utf8.length);
-    return canonicalize(decodeStrictly(utf8), false);
+    String json = decodeStrictly(utf8);
+    ByteSink out = new ByteSink(json.length());
+    parse(json, out);
+    return checkOutput(out);
   }
 
   /** Canonicalizes JSON text. */
   public byte[] canonicalize(String json) {
-    return canonicalize(json, true);
+    checkInputSize(json);
+    ByteSink out = new ByteSink(json.length());
+    parse(json, out);
+    return checkOutput(out);
   }
 
-  private byte[] canonicalize(String json, boolean checkSize) {
-    if (checkSize && json.length() > maxInputBytes) {
+  private void checkInputSize(String json) {
+    if (json.length() > maxInputBytes) { // UTF-8 never takes fewer bytes than UTF-16 code units
       checkInputSize(StandardCharsets.UTF_8.encode(CharBuffer.wrap(json)).remaining());
     }
-    ByteSink out = new ByteSink(json.length());
+  }
+
+  /** Parses one JSON value, refusing anything after it, and writes its canonical form. */
+  private void parse(String json, ByteSink out) {
     try (JsonParser parser = factory.createParser(json)) {
       JsonToken first = parser.nextToken();
       if (first == null) {
         throw new CanonicalizationException(Problem.EMPTY, "no JSON value in input", "");
       }
       new TextWriter(parser, out).value(first, 1);
-      if (parser.nextToken() != null) {
-        throw new CanonicalizationException(
-            Problem.TRAILING_DATA, "more input after the JSON value", at(parser));
-      }
+      requireEnd(parser);
     } catch (StreamConstraintsException e) {
       throw new CanonicalizationException(Problem.TOO_LARGE, e.getOriginalMessage(), "");
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new CanonicalizationException(
-          Problem.SYNTAX, e.getOriginalMessage(), describe(e.getLocation()));
+    } catch (JsonProcessingException e) {
+      throw syntaxError(json, e);
     } catch (IOException e) {
       throw new UncheckedIOException(e); // reading from a String cannot fail this way
     }
-    return checkOutput(out);
+  }
+
+  /** After a complete value, anything but whitespace is trailing data, even if it is not JSON. */
+  private static void requireEnd(JsonParser parser) throws IOException {
+    JsonToken next;
+    try {
+      next = parser.nextToken();
+    } catch (JsonProcessingException e) {
+      throw trailingData(describe(e.getLocation()));
+    }
+    if (next != null) {
+      throw trailingData(at(parser));
+    }
+  }
+
+  private static CanonicalizationException trailingData(String position) {
+    return new CanonicalizationException(
+        Problem.TRAILING_DATA, "more input after the JSON value", position);
+  }
+
+  /**
+   * Jackson refuses an escaped unpaired surrogate in a member name as a syntax error; I-JSON calls
+   * it a lone surrogate. Surrogates in values reach {@link #badString} and never get here.
+   */
+  private static CanonicalizationException syntaxError(String json, JsonProcessingException e) {
+    JsonLocation location = e.getLocation();
+    String position = describe(location);
+    long offset = location == null ? -1 : location.getCharOffset();
+    int lone = offset < 0 ? -1 : SurrogateEscapes.find(json, (int) Math.min(offset, json.length()));
+    if (lone >= 0) {
+      return new CanonicalizationException(
+          Problem.LONE_SURROGATE,
+          "unpaired surrogate escape " + json.substring(lone, lone + 6) + " in member name",
+          position);
+    }
+    return new CanonicalizationException(Problem.SYNTAX, e.getOriginalMessage(), position);
   }
 
   /** Canonicalizes a Jackson tree. */
@@ -111,27 +159,54 @@ public final class Jcs {
 
   /**
    * Canonicalizes {@code {"arguments": arguments, "operation": operation}} without building it.
-   * "arguments" sorts before "operation", so the members are written in that order.
+   * "arguments" sorts before "operation", so the members are written in that order. The limits
+   * apply to the arguments as given, so they are accepted here exactly when {@link
+   * #canonicalize(JsonNode)} accepts them.
    */
   public byte[] canonicalizeIntent(String operation, JsonNode arguments) {
+    checkOperation(operation);
+    ByteSink out = new ByteSink(256);
+    out.writeAscii(ARGUMENTS_MEMBER);
+    new TreeWriter(out).value(arguments, 1, new StringBuilder("/arguments"));
+    return finishIntent(out, operation);
+  }
+
+  /** As {@link #canonicalizeIntent(String, JsonNode)}, with the arguments as JSON text. */
+  public byte[] canonicalizeIntent(String operation, String argumentsJson) {
+    checkOperation(operation);
+    checkInputSize(argumentsJson);
+    ByteSink out = new ByteSink(argumentsJson.length() + 64);
+    out.writeAscii(ARGUMENTS_MEMBER);
+    parse(argumentsJson, out);
+    return finishIntent(out, operation);
+  }
+
+  private static final String ARGUMENTS_MEMBER = "{\"arguments\":";
+
+  private void checkOperation(String operation) {
     if (badString(operation)) {
       throw stringError(operation, "operation");
     }
-    ByteSink out = new ByteSink(256);
-    out.writeAscii("{\"arguments\":");
-    new TreeWriter(out).value(arguments, 2, new StringBuilder("/arguments"));
+  }
+
+  private byte[] finishIntent(ByteSink out, String operation) {
+    checkOutputSize(out.size() - ARGUMENTS_MEMBER.length());
     out.writeAscii(",\"operation\":");
     out.writeString(operation);
     out.write((byte) '}');
-    return checkOutput(out);
+    return out.toByteArray();
   }
 
   private byte[] checkOutput(ByteSink out) {
-    if (out.size() > maxInputBytes) {
+    checkOutputSize(out.size());
+    return out.toByteArray();
+  }
+
+  private void checkOutputSize(int bytes) {
+    if (bytes > maxInputBytes) {
       throw new CanonicalizationException(
           Problem.TOO_LARGE, "canonical form has more than " + maxInputBytes + " bytes", "");
     }
-    return out.toByteArray();
   }
 
   private void checkInputSize(int bytes) {
@@ -441,7 +516,7 @@ public final class Jcs {
   }
 
   private static String pointer(StringBuilder path) {
-    return path.length() == 0 ? "/" : path.toString();
+    return path.toString(); // RFC 6901: "" is the whole document, "/" a member named ""
   }
 
   /** RFC 6901 section 3: "~" becomes "~0" and "/" becomes "~1". */
