@@ -40,6 +40,7 @@ public final class Canonicalizer {
 
   private static final Canonicalizer DEFAULTS = builder().build();
   private static final HexFormat HEX = HexFormat.of();
+  private static final MessageDigest SHA256 = newSha256();
 
   private final int maxInputBytes;
   private final int maxDepth;
@@ -155,7 +156,16 @@ public final class Canonicalizer {
     return new Fingerprint(Fingerprint.JCS_SHA256, HEX.formatHex(sha256().digest(canonicalIntent)));
   }
 
+  /** Cloning a digest that is never used is cheaper than looking one up on every call. */
   private static MessageDigest sha256() {
+    try {
+      return (MessageDigest) SHA256.clone();
+    } catch (CloneNotSupportedException e) {
+      return newSha256();
+    }
+  }
+
+  private static MessageDigest newSha256() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {

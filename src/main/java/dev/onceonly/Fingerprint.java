@@ -2,7 +2,6 @@ package dev.onceonly;
 
 import java.util.Locale;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * The digest of an intent's canonical content, tagged with the profile that produced it.
@@ -18,19 +17,46 @@ public record Fingerprint(String profile, String hex) {
   /** SHA-256 over the RFC 8785 canonical form of {@code {"operation":…,"arguments":…}}. */
   public static final String JCS_SHA256 = "jcs-sha256";
 
-  private static final Pattern PROFILE = Pattern.compile("[a-z0-9][a-z0-9-]{0,31}");
-  private static final Pattern HEX = Pattern.compile("[0-9a-f]{16,128}");
+  private static final String PROFILE = "[a-z0-9][a-z0-9-]{0,31}";
 
   /** Validates the profile name and the lowercase hex digest. */
   public Fingerprint {
     Objects.requireNonNull(profile, "profile");
     Objects.requireNonNull(hex, "hex");
-    if (!PROFILE.matcher(profile).matches()) {
+    if (!isProfile(profile)) {
       throw new IllegalArgumentException("profile must match " + PROFILE + ": " + profile);
     }
-    if (!HEX.matcher(hex).matches() || hex.length() % 2 != 0) {
+    if (!isHex(hex)) {
       throw new IllegalArgumentException("hex must be lowercase hexadecimal of even length");
     }
+  }
+
+  // Hand-written rather than regular expressions: a fingerprint is built on every intent.
+  private static boolean isProfile(String s) {
+    if (s.isEmpty() || s.length() > 32 || s.charAt(0) == '-') {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** 16 to 128 lowercase hex digits, an even number of them. */
+  private static boolean isHex(String s) {
+    if (s.length() < 16 || s.length() > 128 || s.length() % 2 != 0) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -14,6 +14,7 @@ import java.math.MathContext;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import net.jqwik.api.Arbitraries;
@@ -107,6 +108,49 @@ class CanonicalizerProperties {
             || (printed.compareTo(ONE_MILLIONTH) >= 0 && printed.compareTo(TEN_POW_21) < 0);
     assertThat(text.contains("e")).isEqualTo(!plain);
     assertThat(text).doesNotContain("E").doesNotStartWith("+");
+  }
+
+  @Property
+  void integersAreWrittenInDecimal(@ForAll int i, @ForAll long l) {
+    JsonNodeFactory nodes = JsonNodeFactory.instance;
+    assertThat(JCS.canonicalString(nodes.numberNode(i))).isEqualTo(Integer.toString(i));
+    assertThat(JCS.canonicalString(Integer.toString(i))).isEqualTo(Integer.toString(i));
+    long exact = l >> 11; // within 2^53, where every integer is a double
+    assertThat(JCS.canonicalString(nodes.numberNode(exact))).isEqualTo(Long.toString(exact));
+    assertThat(JCS.canonicalString(Long.toString(exact))).isEqualTo(Long.toString(exact));
+  }
+
+  /** RFC 8785 section 3.2.2.2, written out independently: escape only what JSON requires. */
+  @Property
+  void stringsAreWrittenWithMinimalEscapes(@ForAll("validStrings") String s) {
+    StringBuilder expected = new StringBuilder("\"");
+    for (char c : s.toCharArray()) {
+      switch (c) {
+        case '"' -> expected.append("\\\"");
+        case '\\' -> expected.append("\\\\");
+        case '\b' -> expected.append("\\b");
+        case '\f' -> expected.append("\\f");
+        case '\n' -> expected.append("\\n");
+        case '\r' -> expected.append("\\r");
+        case '\t' -> expected.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            expected.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+          } else {
+            expected.append(c);
+          }
+        }
+      }
+    }
+    byte[] utf8 = expected.append('"').toString().getBytes(StandardCharsets.UTF_8);
+    assertThat(JCS.canonicalize(JsonNodeFactory.instance.textNode(s))).isEqualTo(utf8);
+    assertThat(JCS.canonicalize(JsonNodeFactory.instance.arrayNode().add(s)))
+        .isEqualTo(("[" + expected + "]").getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Provide
+  Arbitrary<String> validStrings() {
+    return JsonArbitraries.strings(40);
   }
 
   @Provide

@@ -593,6 +593,18 @@ class CanonicalizerTest {
     }
 
     @Test
+    void acceptsTheEdgesOfTheFormat() {
+      String profile32 = "a" + "-0".repeat(15) + "z";
+      assertThat(new Fingerprint(profile32, HEX64).profile()).hasSize(32);
+      assertThat(new Fingerprint("0", "00".repeat(8)).hex()).hasSize(16);
+      assertThat(new Fingerprint("a-", "ff".repeat(64)).hex()).hasSize(128);
+      assertThatThrownBy(() -> new Fingerprint(profile32 + "a", HEX64))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> new Fingerprint("jcs", "ff".repeat(65)))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void nullsAreRefused() {
       assertThatThrownBy(() -> new Fingerprint(null, HEX64))
           .isInstanceOf(NullPointerException.class);

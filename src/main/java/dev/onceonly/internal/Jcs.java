@@ -153,7 +153,7 @@ public final class Jcs {
   /** Canonicalizes a Jackson tree. */
   public byte[] canonicalize(JsonNode tree) {
     ByteSink out = new ByteSink(256);
-    new TreeWriter(out).value(tree, 1, new StringBuilder());
+    new TreeWriter(out, "").value(tree, 1);
     return checkOutput(out);
   }
 
@@ -167,7 +167,7 @@ public final class Jcs {
     checkOperation(operation);
     ByteSink out = new ByteSink(256);
     out.writeAscii(ARGUMENTS_MEMBER);
-    new TreeWriter(out).value(arguments, 1, new StringBuilder("/arguments"));
+    new TreeWriter(out, "/arguments").value(arguments, 1);
     return finishIntent(out, operation);
   }
 
@@ -374,16 +374,15 @@ public final class Jcs {
     }
 
     private void string(String s) {
-      if (badString(s)) {
+      if (s.length() > maxStringLength || out.writeString(s) >= 0) {
         throw stringError(s, at(parser));
       }
-      out.writeString(s);
     }
 
     private void number(JsonToken token) throws IOException {
       if (token == JsonToken.VALUE_NUMBER_INT
           && parser.getNumberType() == JsonParser.NumberType.INT) {
-        out.writeAscii(Integer.toString(parser.getIntValue()));
+        out.writeInt(parser.getIntValue());
         return;
       }
       String text = parser.getText();
@@ -432,95 +431,128 @@ public final class Jcs {
     }
   }
 
-  /** Writes one value of a Jackson tree; positions are JSON Pointers. */
+  /**
+   * Writes one value of a Jackson tree. Members are written in sorted order straight from the tree,
+   * so nothing is copied. Positions are JSON Pointers, kept as raw segments per depth and rendered
+   * only when something is refused.
+   */
   private final class TreeWriter {
     private final ByteSink out;
+    private final String root;
+    private String[] names = new String[16];
+    private int[] indexes = new int[16];
 
-    TreeWriter(ByteSink out) {
+    /** Writes into {@code out}; pointers start with {@code root} ("" or "/arguments"). */
+    TreeWriter(ByteSink out, String root) {
       this.out = out;
+      this.root = root;
     }
 
-    void value(JsonNode node, int depth, StringBuilder path) {
+    void value(JsonNode node, int depth) {
       if (node == null) {
         throw new CanonicalizationException(
-            Problem.UNSUPPORTED_VALUE, "missing value (Java null)", pointer(path));
+            Problem.UNSUPPORTED_VALUE, "missing value (Java null)", pointer(depth));
       }
       switch (node.getNodeType()) {
-        case OBJECT -> object(node, depth, path);
-        case ARRAY -> array(node, depth, path);
-        case STRING -> {
-          if (badString(node.textValue())) {
-            throw stringError(node.textValue(), pointer(path));
-          }
-          out.writeString(node.textValue());
-        }
-        case NUMBER -> number(node, path);
+        case OBJECT -> object(node, depth);
+        case ARRAY -> array(node, depth);
+        case STRING -> string(node.textValue(), depth);
+        case NUMBER -> number(node, depth);
         case BOOLEAN -> out.writeAscii(node.booleanValue() ? "true" : "false");
         case NULL -> out.writeAscii("null");
         default ->
             throw new CanonicalizationException(
                 Problem.UNSUPPORTED_VALUE,
                 node.getNodeType() + " node has no JSON form",
-                pointer(path));
+                pointer(depth));
       }
     }
 
-    private void number(JsonNode node, StringBuilder path) {
-      if (node.canConvertToInt() && node.isIntegralNumber()) {
-        out.writeAscii(Integer.toString(node.intValue()));
+    private void string(String s, int depth) {
+      if (s.length() > maxStringLength || out.writeString(s) >= 0) {
+        throw stringError(s, pointer(depth));
+      }
+    }
+
+    private void number(JsonNode node, int depth) {
+      if (node.isInt()) {
+        out.writeInt(node.intValue());
         return;
       }
       double value = node.doubleValue();
       if (!Double.isFinite(value)) {
-        throw numberError(node.asText(), pointer(path));
+        throw numberError(node.asText(), pointer(depth));
       }
       out.writeAscii(EcmaNumbers.toString(value));
     }
 
-    private void array(JsonNode node, int depth, StringBuilder path) {
+    private void array(JsonNode node, int depth) {
       if (depth > maxDepth) {
-        throw depthError(pointer(path));
+        throw depthError(pointer(depth));
       }
       out.write((byte) '[');
-      int mark = path.length();
-      for (int i = 0; i < node.size(); i++) {
+      int n = node.size();
+      for (int i = 0; i < n; i++) {
         if (i > 0) {
           out.write((byte) ',');
         }
-        path.append('/').append(i);
-        value(node.get(i), depth + 1, path);
-        path.setLength(mark);
+        step(depth + 1, null, i);
+        value(node.get(i), depth + 1);
       }
       out.write((byte) ']');
     }
 
-    private void object(JsonNode node, int depth, StringBuilder path) {
+    private void object(JsonNode node, int depth) {
       if (depth > maxDepth) {
-        throw depthError(pointer(path));
+        throw depthError(pointer(depth));
       }
-      int start = out.size();
-      int mark = path.length();
-      List<Member> members = new ArrayList<>(node.size());
-      for (Map.Entry<String, JsonNode> field : node.properties()) {
-        path.append('/').append(escapePointer(field.getKey()));
-        if (badString(field.getKey())) {
-          throw stringError(field.getKey(), pointer(path));
+      String[] sorted = sortedNames(node);
+      out.write((byte) '{');
+      for (int i = 0; i < sorted.length; i++) {
+        if (i > 0) {
+          out.write((byte) ',');
         }
-        int valueStart = out.size();
-        value(field.getValue(), depth + 1, path);
-        members.add(new Member(field.getKey(), valueStart, out.size(), null));
-        path.setLength(mark);
+        step(depth + 1, sorted[i], 0);
+        string(sorted[i], depth + 1);
+        out.write((byte) ':');
+        value(node.get(sorted[i]), depth + 1);
       }
-      writeObject(out, start, members);
+      out.write((byte) '}');
     }
-  }
 
-  private static String pointer(StringBuilder path) {
-    return path.toString(); // RFC 6901: "" is the whole document, "/" a member named ""
-  }
+    /** A tree's names are unique (a map's keys), so sorting them is all RFC 8785 3.2.3 needs. */
+    private String[] sortedNames(JsonNode node) {
+      String[] sorted = new String[node.size()];
+      int i = 0;
+      for (Map.Entry<String, JsonNode> member : node.properties()) {
+        sorted[i++] = member.getKey();
+      }
+      Arrays.sort(sorted); // String order is UTF-16 code unit order
+      return sorted;
+    }
 
-  /** RFC 6901 section 3: "~" becomes "~0" and "/" becomes "~1". */
-  private static String escapePointer(String name) {
-    return name.replace("~", "~0").replace("/", "~1");
+    /** Records that the value at {@code depth} is member {@code name}, or element {@code index}. */
+    private void step(int depth, String name, int index) {
+      if (depth >= names.length) {
+        names = Arrays.copyOf(names, depth * 2);
+        indexes = Arrays.copyOf(indexes, depth * 2);
+      }
+      names[depth] = name;
+      indexes[depth] = index;
+    }
+
+    /** RFC 6901: "" is the whole document; a member named "" is "/". */
+    private String pointer(int depth) {
+      StringBuilder pointer = new StringBuilder(root);
+      for (int d = 2; d <= depth; d++) {
+        pointer.append('/');
+        if (names[d] == null) {
+          pointer.append(indexes[d]);
+        } else {
+          pointer.append(names[d].replace("~", "~0").replace("/", "~1")); // RFC 6901 section 3
+        }
+      }
+      return pointer.toString();
+    }
   }
 }
