@@ -25,6 +25,11 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.assertj.core.api.AbstractStringAssert;
 import org.junit.jupiter.api.Nested;
@@ -659,6 +664,36 @@ class CanonicalizerTest {
       assertThat(JCS.fingerprint("make_report", "{\"muestras\":[10,30,20]}")).isNotEqualTo(base);
       assertThat(JCS.fingerprint("make_report", "{\"muestras\":\"[10,20,30]\"}"))
           .isNotEqualTo(base);
+    }
+
+    @Test
+    void concurrentCallsGiveTheSameFingerprintsAsOneThread() throws Exception {
+      List<String> arguments = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        arguments.add("{\"n\":" + i + ",\"s\":\"" + "x".repeat(i) + "\"}");
+      }
+      List<Fingerprint> expected = arguments.stream().map(a -> JCS.fingerprint("op", a)).toList();
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      CountDownLatch start = new CountDownLatch(1);
+      try {
+        List<Future<List<Fingerprint>>> runs = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+          runs.add(pool.submit(() -> fingerprintsAfter(start, arguments)));
+        }
+        start.countDown();
+        for (Future<List<Fingerprint>> run : runs) {
+          assertThat(run.get(30, TimeUnit.SECONDS)).isEqualTo(expected);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertThat(expected).doesNotHaveDuplicates();
+    }
+
+    private static List<Fingerprint> fingerprintsAfter(CountDownLatch start, List<String> arguments)
+        throws InterruptedException {
+      start.await();
+      return arguments.stream().map(a -> JCS.fingerprint("op", a)).toList();
     }
 
     @Test

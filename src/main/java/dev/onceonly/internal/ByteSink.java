@@ -1,5 +1,6 @@
 package dev.onceonly.internal;
 
+import java.security.MessageDigest;
 import java.util.Arrays;
 
 /** A growable byte buffer that writes JSON strings as RFC 8785 wants them. Not thread-safe. */
@@ -28,6 +29,12 @@ final class ByteSink {
 
   byte[] toByteArray() {
     return Arrays.copyOf(bytes, size);
+  }
+
+  /** Returns the digest of the bytes written so far. */
+  byte[] digest(MessageDigest digest) {
+    digest.update(bytes, 0, size);
+    return digest.digest();
   }
 
   void write(byte b) {

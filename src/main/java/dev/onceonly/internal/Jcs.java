@@ -20,6 +20,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -152,27 +153,36 @@ public final class Jcs {
 
   /** Canonicalizes a Jackson tree. */
   public byte[] canonicalize(JsonNode tree) {
-    ByteSink out = new ByteSink(256);
+    ByteSink out = new ByteSink(128);
     new TreeWriter(out, "").value(tree, 1);
     return checkOutput(out);
   }
 
   /**
-   * Canonicalizes {@code {"arguments": arguments, "operation": operation}} without building it.
+   * Returns the digest of the canonical form of {@code {"arguments": arguments, "operation":
+   * operation}}, hashed where it was written: the document is never built as a tree nor copied.
    * "arguments" sorts before "operation", so the members are written in that order. The limits
    * apply to the arguments as given, so they are accepted here exactly when {@link
    * #canonicalize(JsonNode)} accepts them.
    */
-  public byte[] canonicalizeIntent(String operation, JsonNode arguments) {
+  public byte[] digestIntent(String operation, JsonNode arguments, MessageDigest digest) {
+    return intent(operation, arguments).digest(digest);
+  }
+
+  /** As {@link #digestIntent(String, JsonNode, MessageDigest)}, with the arguments as text. */
+  public byte[] digestIntent(String operation, String argumentsJson, MessageDigest digest) {
+    return intent(operation, argumentsJson).digest(digest);
+  }
+
+  private ByteSink intent(String operation, JsonNode arguments) {
     checkOperation(operation);
-    ByteSink out = new ByteSink(256);
+    ByteSink out = new ByteSink(128);
     out.writeAscii(ARGUMENTS_MEMBER);
     new TreeWriter(out, "/arguments").value(arguments, 1);
     return finishIntent(out, operation);
   }
 
-  /** As {@link #canonicalizeIntent(String, JsonNode)}, with the arguments as JSON text. */
-  public byte[] canonicalizeIntent(String operation, String argumentsJson) {
+  private ByteSink intent(String operation, String argumentsJson) {
     checkOperation(operation);
     checkInputSize(argumentsJson);
     ByteSink out = new ByteSink(argumentsJson.length() + 64);
@@ -189,12 +199,12 @@ public final class Jcs {
     }
   }
 
-  private byte[] finishIntent(ByteSink out, String operation) {
+  private ByteSink finishIntent(ByteSink out, String operation) {
     checkOutputSize(out.size() - ARGUMENTS_MEMBER.length());
     out.writeAscii(",\"operation\":");
     out.writeString(operation);
     out.write((byte) '}');
-    return out.toByteArray();
+    return out;
   }
 
   private byte[] checkOutput(ByteSink out) {
@@ -439,8 +449,8 @@ public final class Jcs {
   private final class TreeWriter {
     private final ByteSink out;
     private final String root;
-    private String[] names = new String[16];
-    private int[] indexes = new int[16];
+    private String[] names = new String[8];
+    private int[] indexes = new int[8];
 
     /** Writes into {@code out}; pointers start with {@code root} ("" or "/arguments"). */
     TreeWriter(ByteSink out, String root) {
