@@ -1,12 +1,14 @@
 package dev.onceonly;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.onceonly.CanonicalizationException.Problem;
 import dev.onceonly.internal.EcmaNumbers;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -19,6 +21,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -82,6 +85,50 @@ class CanonicalizerProperties {
     String json = "[" + new BigDecimal(value) + "]";
     assertThat(JCS.canonicalString(json)).isEqualTo("[" + text + "]");
     assertThat(JCS.canonicalString(JsonNodeFactory.instance.numberNode(value))).isEqualTo(text);
+  }
+
+  /** Number text is read exactly as the JDK reads it, halfway cases included. */
+  @Property
+  void numberTextIsReadAsDoubleParseDoubleReadsIt(@ForAll("numberTexts") String text) {
+    double expected = Double.parseDouble(text);
+    if (Double.isFinite(expected)) {
+      assertThat(JCS.canonicalString("[" + text + "]"))
+          .isEqualTo("[" + EcmaNumbers.toString(expected) + "]");
+    } else {
+      assertThatThrownBy(() -> JCS.canonicalize(text))
+          .isInstanceOfSatisfying(
+              CanonicalizationException.class,
+              e -> assertThat(e.problem()).isEqualTo(Problem.NUMBER_OUT_OF_RANGE));
+    }
+  }
+
+  /**
+   * The hardest inputs for a decimal-to-double parser: the exact midpoint between two adjacent
+   * doubles (ties round to even), and that midpoint nudged up or down in its last digit.
+   */
+  @Provide
+  Arbitrary<String> numberTexts() {
+    Arbitrary<String> midpoints =
+        Combinators.combine(finiteDoubles(), Arbitraries.of(-1, 0, 1))
+            .as(CanonicalizerProperties::nearMidpoint);
+    Arbitrary<String> digits =
+        Combinators.combine(
+                Arbitraries.strings().numeric().ofMinLength(1).ofMaxLength(40),
+                Arbitraries.integers().between(-400, 400))
+            .as((d, e) -> "1" + d + "e" + e);
+    Arbitrary<String> extremes =
+        Arbitraries.of(
+            "1e99999999999", "-1e99999999999", "1e-99999999999", "2.4703282292062328e-324");
+    return Arbitraries.oneOf(midpoints, digits, extremes);
+  }
+
+  private static String nearMidpoint(double value, int nudge) {
+    double magnitude = Math.min(Math.abs(value), Math.nextDown(Double.MAX_VALUE));
+    BigDecimal low = new BigDecimal(magnitude);
+    BigDecimal high = new BigDecimal(Math.nextUp(magnitude));
+    BigDecimal mid = low.add(high).divide(BigDecimal.valueOf(2));
+    BigDecimal ulp = BigDecimal.ONE.movePointLeft(mid.scale());
+    return mid.add(ulp.multiply(BigDecimal.valueOf(nudge))).toString();
   }
 
   /** ECMA-262 section 7.1.12.1 step 5: as few significant digits as round-trip. */

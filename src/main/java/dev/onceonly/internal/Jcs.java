@@ -67,6 +67,7 @@ public final class Jcs {
             .streamReadConstraints(constraints)
             .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
             .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
+            .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
             .build();
   }
 
@@ -395,10 +396,11 @@ public final class Jcs {
         out.writeInt(parser.getIntValue());
         return;
       }
-      String text = parser.getText();
-      double value = Double.parseDouble(text); // correctly rounded; JSON numbers are a subset
+      // Jackson's fast parser is correctly rounded, like Double.parseDouble, and much faster;
+      // CanonicalizerProperties checks the two agree, halfway cases included.
+      double value = parser.getDoubleValue();
       if (!Double.isFinite(value)) {
-        throw numberError(text, at(parser));
+        throw numberError(parser.getText(), at(parser));
       }
       out.writeAscii(EcmaNumbers.toString(value));
     }
