@@ -1,9 +1,10 @@
 package dev.onceonly;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onceonly.internal.Fingerprints;
 import dev.onceonly.internal.Jcs;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Objects;
 
 /**
@@ -37,6 +38,10 @@ public final class Canonicalizer {
   public static final int DEFAULT_MAX_STRING_LENGTH = 65_536;
 
   private static final Canonicalizer DEFAULTS = builder().build();
+  private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+  private static final MessageDigest SHA256_PROTOTYPE = newSha256();
+  private static final ThreadLocal<MessageDigest> SHA256 =
+      ThreadLocal.withInitial(Canonicalizer::copyOfPrototype);
 
   private final int maxInputBytes;
   private final int maxDepth;
@@ -123,11 +128,13 @@ public final class Canonicalizer {
    * @param operation the operation's name, for example {@code "create_ticket"}
    * @param arguments the operation's arguments
    * @return the fingerprint
-   * @throws CanonicalizationException if the arguments cannot be canonicalized
+   * @throws CanonicalizationException if the operation name or the arguments cannot be
+   *     canonicalized (an unpaired surrogate, a limit exceeded)
    */
   public Fingerprint fingerprint(String operation, JsonNode arguments) {
     Objects.requireNonNull(operation, "operation");
-    return Fingerprints.of(operation, canonicalize(arguments));
+    Objects.requireNonNull(arguments, "arguments");
+    return toFingerprint(jcs.digestIntent(operation, arguments, sha256()));
   }
 
   /**
@@ -136,11 +143,47 @@ public final class Canonicalizer {
    * @param operation the operation's name
    * @param argumentsJson the arguments as JSON text
    * @return the fingerprint, equal to the one of the parsed arguments
-   * @throws CanonicalizationException if the arguments are not I-JSON or exceed a limit
+   * @throws CanonicalizationException if the arguments are not I-JSON or exceed a limit, or the
+   *     operation name cannot be canonicalized
    */
   public Fingerprint fingerprint(String operation, String argumentsJson) {
     Objects.requireNonNull(operation, "operation");
-    return Fingerprints.of(operation, canonicalize(argumentsJson));
+    Objects.requireNonNull(argumentsJson, "argumentsJson");
+    return toFingerprint(jcs.digestIntent(operation, argumentsJson, sha256()));
+  }
+
+  private static Fingerprint toFingerprint(byte[] sha256) {
+    byte[] hex = new byte[sha256.length * 2];
+    for (int i = 0; i < sha256.length; i++) {
+      hex[2 * i] = HEX_DIGITS[(sha256[i] >> 4) & 0xF];
+      hex[2 * i + 1] = HEX_DIGITS[sha256[i] & 0xF];
+    }
+    return new Fingerprint(Fingerprint.JCS_SHA256, new String(hex, StandardCharsets.US_ASCII));
+  }
+
+  /**
+   * One digest per thread, reused ({@code digest()} resets it): looking one up per call costs about
+   * as much as hashing a small intent. A new thread starts from a copy of a prototype, which is
+   * cheaper than a lookup.
+   */
+  private static MessageDigest sha256() {
+    return SHA256.get();
+  }
+
+  private static MessageDigest copyOfPrototype() {
+    try {
+      return (MessageDigest) SHA256_PROTOTYPE.clone();
+    } catch (CloneNotSupportedException e) {
+      return newSha256();
+    }
+  }
+
+  private static MessageDigest newSha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform must provide SHA-256", e);
+    }
   }
 
   /** Returns the maximum input size in bytes. */

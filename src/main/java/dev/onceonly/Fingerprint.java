@@ -1,5 +1,6 @@
 package dev.onceonly;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -16,28 +17,27 @@ public record Fingerprint(String profile, String hex) {
   /** SHA-256 over the RFC 8785 canonical form of {@code {"operation":…,"arguments":…}}. */
   public static final String JCS_SHA256 = "jcs-sha256";
 
+  private static final String PROFILE = "[a-z0-9][a-z0-9-]{0,31}";
+
   /** Validates the profile name and the lowercase hex digest. */
   public Fingerprint {
     Objects.requireNonNull(profile, "profile");
     Objects.requireNonNull(hex, "hex");
-    if (!validProfile(profile)) {
-      throw new IllegalArgumentException(
-          "profile must be 1 to 32 of a-z, 0-9 and '-', not starting with '-': " + profile);
+    if (!isProfile(profile)) {
+      throw new IllegalArgumentException("profile must match " + PROFILE + ": " + profile);
     }
-    if (!validHex(hex)) {
-      throw new IllegalArgumentException(
-          "hex must be 16 to 128 lowercase hexadecimal digits, an even number");
+    if (!isHex(hex)) {
+      throw new IllegalArgumentException("hex must be lowercase hexadecimal of even length");
     }
   }
 
-  // Checked by hand, not by regular expression: fingerprints are built and parsed on every step.
-  private static boolean validProfile(String p) {
-    int n = p.length();
-    if (n == 0 || n > 32 || p.charAt(0) == '-') {
+  // Hand-written rather than regular expressions: a fingerprint is built on every intent.
+  private static boolean isProfile(String s) {
+    if (s.isEmpty() || s.length() > 32 || s.charAt(0) == '-') {
       return false;
     }
-    for (int i = 0; i < n; i++) {
-      char c = p.charAt(i);
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
       if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
         return false;
       }
@@ -45,13 +45,13 @@ public record Fingerprint(String profile, String hex) {
     return true;
   }
 
-  private static boolean validHex(String h) {
-    int n = h.length();
-    if (n < 16 || n > 128 || n % 2 != 0) {
+  /** 16 to 128 lowercase hex digits, an even number of them. */
+  private static boolean isHex(String s) {
+    if (s.length() < 16 || s.length() > 128 || s.length() % 2 != 0) {
       return false;
     }
-    for (int i = 0; i < n; i++) {
-      char c = h.charAt(i);
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
       if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
         return false;
       }
@@ -78,6 +78,6 @@ public record Fingerprint(String profile, String hex) {
   /** Returns {@code profile:hex}. */
   @Override
   public String toString() {
-    return profile + ":" + hex;
+    return profile + ":" + hex.toLowerCase(Locale.ROOT);
   }
 }

@@ -1,5 +1,6 @@
 package dev.onceonly.internal;
 
+import java.security.MessageDigest;
 import java.util.Arrays;
 
 /** A growable byte buffer that writes JSON strings as RFC 8785 wants them. Not thread-safe. */
@@ -30,6 +31,12 @@ final class ByteSink {
     return Arrays.copyOf(bytes, size);
   }
 
+  /** Returns the digest of the bytes written so far. */
+  byte[] digest(MessageDigest digest) {
+    digest.update(bytes, 0, size);
+    return digest.digest();
+  }
+
   void write(byte b) {
     ensure(1);
     bytes[size++] = b;
@@ -50,12 +57,15 @@ final class ByteSink {
   }
 
   /**
-   * Writes a JSON string per RFC 8785 section 3.2.2.2: only {@code "}, {@code \} and C0 controls
+   * Writes a JSON string per RFC 8785 section 3.2.2.2: only {@code "}, {@code \\} and C0 controls
    * are escaped, with the short forms where JSON has them and a six-character escape with lowercase
-   * hex digits otherwise. The caller has already rejected lone surrogates.
+   * hex digits otherwise. Checks surrogates as it goes (RFC 7493 section 2.1).
+   *
+   * @return -1, or the index of the first unpaired surrogate, in which case nothing is written
    */
-  void writeString(String s) {
+  int writeString(String s) {
     int n = s.length();
+    int start = size;
     ensure(n * 3 + 2);
     byte[] b = bytes;
     int p = size;
@@ -75,20 +85,53 @@ final class ByteSink {
       } else if (c < 0x800) {
         b[p++] = (byte) (0xC0 | (c >> 6));
         b[p++] = (byte) (0x80 | (c & 0x3F));
-      } else if (Character.isHighSurrogate(c)) {
+      } else if (!Character.isSurrogate(c)) {
+        b[p++] = (byte) (0xE0 | (c >> 12));
+        b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+        b[p++] = (byte) (0x80 | (c & 0x3F));
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < n
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
         int cp = Character.toCodePoint(c, s.charAt(++i));
         b[p++] = (byte) (0xF0 | (cp >> 18));
         b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
         b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
         b[p++] = (byte) (0x80 | (cp & 0x3F));
       } else {
-        b[p++] = (byte) (0xE0 | (c >> 12));
-        b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-        b[p++] = (byte) (0x80 | (c & 0x3F));
+        size = start;
+        return i;
       }
     }
     b[p++] = '"';
     size = p;
+    return -1;
+  }
+
+  /** Writes an int in decimal, which is its ECMAScript form (RFC 8785 section 3.2.2.3). */
+  void writeInt(int value) {
+    if (value == Integer.MIN_VALUE) {
+      writeAscii("-2147483648"); // its magnitude has no int
+      return;
+    }
+    ensure(11);
+    if (value < 0) {
+      bytes[size++] = '-';
+      value = -value;
+    }
+    int digits = digits(value);
+    for (int p = size + digits - 1; p >= size; p--) {
+      bytes[p] = (byte) ('0' + value % 10);
+      value /= 10;
+    }
+    size += digits;
+  }
+
+  private static int digits(int nonNegative) {
+    int digits = 1;
+    for (int limit = 10; digits < 10 && nonNegative >= limit; limit *= 10) {
+      digits++;
+    }
+    return digits;
   }
 
   private void escape(char c) {

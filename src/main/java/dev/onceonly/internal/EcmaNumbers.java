@@ -35,12 +35,11 @@ public final class EcmaNumbers {
     if (value == Math.rint(value) && Math.abs(value) < TWO_POW_53) {
       return Long.toString((long) value); // exact integers below 2^53 are their own shortest digits
     }
-    boolean negative = value < 0;
-    Decimal decimal = shortest(Math.abs(value));
     StringBuilder out = new StringBuilder(26);
-    if (negative) {
+    if (value < 0) {
       out.append('-');
     }
+    Decimal decimal = shortest(Math.abs(value));
     format(decimal.digits, decimal.exponent, out);
     return out.toString();
   }
@@ -50,7 +49,9 @@ public final class EcmaNumbers {
 
   private static Decimal shortest(double positive) {
     Decimal decimal = parse(NumberOutput.toString(positive, true));
-    if (decimal.digits.length() == 2) {
+    // Only a subnormal can have a one-digit form that round-trips next to a two-digit one: for a
+    // normal double the two differ by at least 1/99 of the value, the spacing of doubles by 2^-52.
+    if (decimal.digits.length() == 2 && positive < Double.MIN_NORMAL) {
       Decimal single = singleDigit(positive, decimal);
       if (single != null) {
         return single;
@@ -86,24 +87,33 @@ public final class EcmaNumbers {
     return new BigDecimal("0." + decimal.digits + "E" + decimal.exponent);
   }
 
-  /** Parses Java's {@code Double.toString} format ({@code 123.45} or {@code 1.2345E-7}). */
+  /**
+   * Parses Java's {@code Double.toString} format ({@code 123.45} or {@code 1.2345E-7}) in one pass:
+   * significant digits, and n such that the value is 0.digits * 10^n.
+   */
   private static Decimal parse(String java) {
-    int e = java.indexOf('E');
-    String mantissa = e < 0 ? java : java.substring(0, e);
-    int exponent = e < 0 ? 0 : Integer.parseInt(java.substring(e + 1));
-    int dot = mantissa.indexOf('.');
-    String digits = mantissa.substring(0, dot) + mantissa.substring(dot + 1);
-    int n = dot + exponent;
-    int start = 0;
-    while (start < digits.length() - 1 && digits.charAt(start) == '0') {
-      start++;
-      n--;
+    char[] digits = new char[java.length()];
+    int k = 0;
+    int n = 0;
+    boolean afterDot = false;
+    for (int i = 0; i < java.length(); i++) {
+      char c = java.charAt(i);
+      if (c == 'E') {
+        n += Integer.parseInt(java, i + 1, java.length(), 10);
+        break;
+      } else if (c == '.') {
+        afterDot = true;
+      } else if (k == 0 && c == '0') {
+        n -= afterDot ? 1 : 0; // a leading zero after the point shifts the exponent
+      } else {
+        digits[k++] = c;
+        n += afterDot ? 0 : 1;
+      }
     }
-    int end = digits.length();
-    while (end > start + 1 && digits.charAt(end - 1) == '0') {
-      end--;
+    while (k > 1 && digits[k - 1] == '0') {
+      k--;
     }
-    return new Decimal(digits.substring(start, end), n);
+    return new Decimal(new String(digits, 0, k), n);
   }
 
   /** ECMA-262 section 7.1.12.1, steps 6 to 10, for k digits and exponent n. */

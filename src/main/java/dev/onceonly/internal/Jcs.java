@@ -3,6 +3,7 @@ package dev.onceonly.internal;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -19,6 +20,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -51,10 +53,13 @@ public final class Jcs {
     this.maxInputBytes = maxInputBytes;
     this.maxDepth = maxDepth;
     this.maxStringLength = maxStringLength;
+    // Our own checks give the typed problems; Jackson's limits only bound the work it does first.
+    // No string, name or nesting within the input limit may trip them.
     StreamReadConstraints constraints =
         StreamReadConstraints.builder()
-            .maxNestingDepth(maxDepth + 1)
-            .maxStringLength(Math.max(maxStringLength + 1, 1024))
+            .maxNestingDepth(saturatedIncrement(maxDepth))
+            .maxStringLength(Math.max(maxInputBytes, maxStringLength))
+            .maxNameLength(Math.max(maxInputBytes, maxStringLength))
             .maxNumberLength(Math.max(1000, maxStringLength))
             .build();
     this.factory =
@@ -62,76 +67,157 @@ public final class Jcs {
             .streamReadConstraints(constraints)
             .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
             .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
+            .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
             .build();
+  }
+
+  private static int saturatedIncrement(int value) {
+    return value == Integer.MAX_VALUE ? value : value + 1;
   }
 
   /** Canonicalizes UTF-8 JSON text. */
   public byte[] canonicalize(byte[] utf8) {
     checkInputSize(utf8.length);
-    return canonicalize(decodeStrictly(utf8), false);
+    String json = decodeStrictly(utf8);
+    ByteSink out = new ByteSink(json.length());
+    parse(json, out);
+    return checkOutput(out);
   }
 
   /** Canonicalizes JSON text. */
   public byte[] canonicalize(String json) {
-    return canonicalize(json, true);
+    checkInputSize(json);
+    ByteSink out = new ByteSink(json.length());
+    parse(json, out);
+    return checkOutput(out);
   }
 
-  private byte[] canonicalize(String json, boolean checkSize) {
-    if (checkSize && json.length() > maxInputBytes) {
+  private void checkInputSize(String json) {
+    if (json.length() > maxInputBytes) { // UTF-8 never takes fewer bytes than UTF-16 code units
       checkInputSize(StandardCharsets.UTF_8.encode(CharBuffer.wrap(json)).remaining());
     }
-    ByteSink out = new ByteSink(json.length());
+  }
+
+  /** Parses one JSON value, refusing anything after it, and writes its canonical form. */
+  private void parse(String json, ByteSink out) {
     try (JsonParser parser = factory.createParser(json)) {
       JsonToken first = parser.nextToken();
       if (first == null) {
         throw new CanonicalizationException(Problem.EMPTY, "no JSON value in input", "");
       }
       new TextWriter(parser, out).value(first, 1);
-      if (parser.nextToken() != null) {
-        throw new CanonicalizationException(
-            Problem.TRAILING_DATA, "more input after the JSON value", at(parser));
-      }
+      requireEnd(parser);
     } catch (StreamConstraintsException e) {
       throw new CanonicalizationException(Problem.TOO_LARGE, e.getOriginalMessage(), "");
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new CanonicalizationException(
-          Problem.SYNTAX, e.getOriginalMessage(), describe(e.getLocation()));
+    } catch (JsonProcessingException e) {
+      throw syntaxError(json, e);
     } catch (IOException e) {
       throw new UncheckedIOException(e); // reading from a String cannot fail this way
     }
-    return checkOutput(out);
+  }
+
+  /** After a complete value, anything but whitespace is trailing data, even if it is not JSON. */
+  private static void requireEnd(JsonParser parser) throws IOException {
+    JsonToken next;
+    try {
+      next = parser.nextToken();
+    } catch (JsonProcessingException e) {
+      throw trailingData(describe(e.getLocation()));
+    }
+    if (next != null) {
+      throw trailingData(at(parser));
+    }
+  }
+
+  private static CanonicalizationException trailingData(String position) {
+    return new CanonicalizationException(
+        Problem.TRAILING_DATA, "more input after the JSON value", position);
+  }
+
+  /**
+   * Jackson refuses an escaped unpaired surrogate in a member name as a syntax error; I-JSON calls
+   * it a lone surrogate. Surrogates in values reach {@link #badString} and never get here.
+   */
+  private static CanonicalizationException syntaxError(String json, JsonProcessingException e) {
+    JsonLocation location = e.getLocation();
+    String position = describe(location);
+    long offset = location == null ? -1 : location.getCharOffset();
+    int lone = offset < 0 ? -1 : SurrogateEscapes.find(json, (int) Math.min(offset, json.length()));
+    if (lone >= 0) {
+      return new CanonicalizationException(
+          Problem.LONE_SURROGATE,
+          "unpaired surrogate escape " + json.substring(lone, lone + 6) + " in member name",
+          position);
+    }
+    return new CanonicalizationException(Problem.SYNTAX, e.getOriginalMessage(), position);
   }
 
   /** Canonicalizes a Jackson tree. */
   public byte[] canonicalize(JsonNode tree) {
-    ByteSink out = new ByteSink(256);
-    new TreeWriter(out).value(tree, 1, new StringBuilder());
+    ByteSink out = new ByteSink(128);
+    new TreeWriter(out, "").value(tree, 1);
     return checkOutput(out);
   }
 
   /**
-   * Canonicalizes {@code {"arguments": arguments, "operation": operation}} without building it.
-   * "arguments" sorts before "operation", so the members are written in that order.
+   * Returns the digest of the canonical form of {@code {"arguments": arguments, "operation":
+   * operation}}, hashed where it was written: the document is never built as a tree nor copied.
+   * "arguments" sorts before "operation", so the members are written in that order. The limits
+   * apply to the arguments as given, so they are accepted here exactly when {@link
+   * #canonicalize(JsonNode)} accepts them.
    */
-  public byte[] canonicalizeIntent(String operation, JsonNode arguments) {
+  public byte[] digestIntent(String operation, JsonNode arguments, MessageDigest digest) {
+    return intent(operation, arguments).digest(digest);
+  }
+
+  /** As {@link #digestIntent(String, JsonNode, MessageDigest)}, with the arguments as text. */
+  public byte[] digestIntent(String operation, String argumentsJson, MessageDigest digest) {
+    return intent(operation, argumentsJson).digest(digest);
+  }
+
+  private ByteSink intent(String operation, JsonNode arguments) {
+    checkOperation(operation);
+    ByteSink out = new ByteSink(128);
+    out.writeAscii(ARGUMENTS_MEMBER);
+    new TreeWriter(out, "/arguments").value(arguments, 1);
+    return finishIntent(out, operation);
+  }
+
+  private ByteSink intent(String operation, String argumentsJson) {
+    checkOperation(operation);
+    checkInputSize(argumentsJson);
+    ByteSink out = new ByteSink(argumentsJson.length() + 64);
+    out.writeAscii(ARGUMENTS_MEMBER);
+    parse(argumentsJson, out);
+    return finishIntent(out, operation);
+  }
+
+  private static final String ARGUMENTS_MEMBER = "{\"arguments\":";
+
+  private void checkOperation(String operation) {
     if (badString(operation)) {
       throw stringError(operation, "operation");
     }
-    ByteSink out = new ByteSink(256);
-    out.writeAscii("{\"arguments\":");
-    new TreeWriter(out).value(arguments, 2, new StringBuilder("/arguments"));
+  }
+
+  private ByteSink finishIntent(ByteSink out, String operation) {
+    checkOutputSize(out.size() - ARGUMENTS_MEMBER.length());
     out.writeAscii(",\"operation\":");
     out.writeString(operation);
     out.write((byte) '}');
-    return checkOutput(out);
+    return out;
   }
 
   private byte[] checkOutput(ByteSink out) {
-    if (out.size() > maxInputBytes) {
+    checkOutputSize(out.size());
+    return out.toByteArray();
+  }
+
+  private void checkOutputSize(int bytes) {
+    if (bytes > maxInputBytes) {
       throw new CanonicalizationException(
           Problem.TOO_LARGE, "canonical form has more than " + maxInputBytes + " bytes", "");
     }
-    return out.toByteArray();
   }
 
   private void checkInputSize(int bytes) {
@@ -299,22 +385,22 @@ public final class Jcs {
     }
 
     private void string(String s) {
-      if (badString(s)) {
+      if (s.length() > maxStringLength || out.writeString(s) >= 0) {
         throw stringError(s, at(parser));
       }
-      out.writeString(s);
     }
 
     private void number(JsonToken token) throws IOException {
       if (token == JsonToken.VALUE_NUMBER_INT
           && parser.getNumberType() == JsonParser.NumberType.INT) {
-        out.writeAscii(Integer.toString(parser.getIntValue()));
+        out.writeInt(parser.getIntValue());
         return;
       }
-      String text = parser.getText();
-      double value = Double.parseDouble(text); // correctly rounded; JSON numbers are a subset
+      // Jackson's fast parser is correctly rounded, like Double.parseDouble, and much faster;
+      // CanonicalizerProperties checks the two agree, halfway cases included.
+      double value = parser.getDoubleValue();
       if (!Double.isFinite(value)) {
-        throw numberError(text, at(parser));
+        throw numberError(parser.getText(), at(parser));
       }
       out.writeAscii(EcmaNumbers.toString(value));
     }
@@ -357,95 +443,128 @@ public final class Jcs {
     }
   }
 
-  /** Writes one value of a Jackson tree; positions are JSON Pointers. */
+  /**
+   * Writes one value of a Jackson tree. Members are written in sorted order straight from the tree,
+   * so nothing is copied. Positions are JSON Pointers, kept as raw segments per depth and rendered
+   * only when something is refused.
+   */
   private final class TreeWriter {
     private final ByteSink out;
+    private final String root;
+    private String[] names = new String[8];
+    private int[] indexes = new int[8];
 
-    TreeWriter(ByteSink out) {
+    /** Writes into {@code out}; pointers start with {@code root} ("" or "/arguments"). */
+    TreeWriter(ByteSink out, String root) {
       this.out = out;
+      this.root = root;
     }
 
-    void value(JsonNode node, int depth, StringBuilder path) {
+    void value(JsonNode node, int depth) {
       if (node == null) {
         throw new CanonicalizationException(
-            Problem.UNSUPPORTED_VALUE, "missing value (Java null)", pointer(path));
+            Problem.UNSUPPORTED_VALUE, "missing value (Java null)", pointer(depth));
       }
       switch (node.getNodeType()) {
-        case OBJECT -> object(node, depth, path);
-        case ARRAY -> array(node, depth, path);
-        case STRING -> {
-          if (badString(node.textValue())) {
-            throw stringError(node.textValue(), pointer(path));
-          }
-          out.writeString(node.textValue());
-        }
-        case NUMBER -> number(node, path);
+        case OBJECT -> object(node, depth);
+        case ARRAY -> array(node, depth);
+        case STRING -> string(node.textValue(), depth);
+        case NUMBER -> number(node, depth);
         case BOOLEAN -> out.writeAscii(node.booleanValue() ? "true" : "false");
         case NULL -> out.writeAscii("null");
         default ->
             throw new CanonicalizationException(
                 Problem.UNSUPPORTED_VALUE,
                 node.getNodeType() + " node has no JSON form",
-                pointer(path));
+                pointer(depth));
       }
     }
 
-    private void number(JsonNode node, StringBuilder path) {
-      if (node.canConvertToInt() && node.isIntegralNumber()) {
-        out.writeAscii(Integer.toString(node.intValue()));
+    private void string(String s, int depth) {
+      if (s.length() > maxStringLength || out.writeString(s) >= 0) {
+        throw stringError(s, pointer(depth));
+      }
+    }
+
+    private void number(JsonNode node, int depth) {
+      if (node.isInt()) {
+        out.writeInt(node.intValue());
         return;
       }
       double value = node.doubleValue();
       if (!Double.isFinite(value)) {
-        throw numberError(node.asText(), pointer(path));
+        throw numberError(node.asText(), pointer(depth));
       }
       out.writeAscii(EcmaNumbers.toString(value));
     }
 
-    private void array(JsonNode node, int depth, StringBuilder path) {
+    private void array(JsonNode node, int depth) {
       if (depth > maxDepth) {
-        throw depthError(pointer(path));
+        throw depthError(pointer(depth));
       }
       out.write((byte) '[');
-      int mark = path.length();
-      for (int i = 0; i < node.size(); i++) {
+      int n = node.size();
+      for (int i = 0; i < n; i++) {
         if (i > 0) {
           out.write((byte) ',');
         }
-        path.append('/').append(i);
-        value(node.get(i), depth + 1, path);
-        path.setLength(mark);
+        step(depth + 1, null, i);
+        value(node.get(i), depth + 1);
       }
       out.write((byte) ']');
     }
 
-    private void object(JsonNode node, int depth, StringBuilder path) {
+    private void object(JsonNode node, int depth) {
       if (depth > maxDepth) {
-        throw depthError(pointer(path));
+        throw depthError(pointer(depth));
       }
-      int start = out.size();
-      int mark = path.length();
-      List<Member> members = new ArrayList<>(node.size());
-      for (Map.Entry<String, JsonNode> field : node.properties()) {
-        path.append('/').append(escapePointer(field.getKey()));
-        if (badString(field.getKey())) {
-          throw stringError(field.getKey(), pointer(path));
+      String[] sorted = sortedNames(node);
+      out.write((byte) '{');
+      for (int i = 0; i < sorted.length; i++) {
+        if (i > 0) {
+          out.write((byte) ',');
         }
-        int valueStart = out.size();
-        value(field.getValue(), depth + 1, path);
-        members.add(new Member(field.getKey(), valueStart, out.size(), null));
-        path.setLength(mark);
+        step(depth + 1, sorted[i], 0);
+        string(sorted[i], depth + 1);
+        out.write((byte) ':');
+        value(node.get(sorted[i]), depth + 1);
       }
-      writeObject(out, start, members);
+      out.write((byte) '}');
     }
-  }
 
-  private static String pointer(StringBuilder path) {
-    return path.length() == 0 ? "/" : path.toString();
-  }
+    /** A tree's names are unique (a map's keys), so sorting them is all RFC 8785 3.2.3 needs. */
+    private String[] sortedNames(JsonNode node) {
+      String[] sorted = new String[node.size()];
+      int i = 0;
+      for (Map.Entry<String, JsonNode> member : node.properties()) {
+        sorted[i++] = member.getKey();
+      }
+      Arrays.sort(sorted); // String order is UTF-16 code unit order
+      return sorted;
+    }
 
-  /** RFC 6901 section 3: "~" becomes "~0" and "/" becomes "~1". */
-  private static String escapePointer(String name) {
-    return name.replace("~", "~0").replace("/", "~1");
+    /** Records that the value at {@code depth} is member {@code name}, or element {@code index}. */
+    private void step(int depth, String name, int index) {
+      if (depth >= names.length) {
+        names = Arrays.copyOf(names, depth * 2);
+        indexes = Arrays.copyOf(indexes, depth * 2);
+      }
+      names[depth] = name;
+      indexes[depth] = index;
+    }
+
+    /** RFC 6901: "" is the whole document; a member named "" is "/". */
+    private String pointer(int depth) {
+      StringBuilder pointer = new StringBuilder(root);
+      for (int d = 2; d <= depth; d++) {
+        pointer.append('/');
+        if (names[d] == null) {
+          pointer.append(indexes[d]);
+        } else {
+          pointer.append(names[d].replace("~", "~0").replace("/", "~1")); // RFC 6901 section 3
+        }
+      }
+      return pointer.toString();
+    }
   }
 }
