@@ -68,6 +68,14 @@ public abstract class Database implements AutoCloseable {
     };
   }
 
+  /**
+   * Returns whether writes are queueing right now. A caller that would wait anyway can first try to
+   * answer from a read; a lone caller goes straight to its write.
+   */
+  public boolean writesContended() {
+    return false;
+  }
+
   protected abstract <T> T inWriteTransaction(Work<T> work);
 
   protected abstract <T> T inReadConnection(Work<T> work);

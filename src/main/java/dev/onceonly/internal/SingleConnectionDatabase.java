@@ -27,8 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Consequence for effects: under contention a step may run on another caller's thread, so an
  * effect must use only the connection it is given, not thread-local state.
  *
- * <p>Reads use a second connection (WAL lets them run beside the writer). A read connection that
- * fails is closed; any connection found closed is reopened on next use.
+ * <p>Reads use up to four connections of their own (WAL lets them run beside the writer). A read
+ * connection that fails is closed; any connection found closed is reopened on next use.
  */
 public final class SingleConnectionDatabase extends Database {
   /** Opens a new connection, configured for use. */
@@ -39,14 +39,17 @@ public final class SingleConnectionDatabase extends Database {
   }
 
   private final ReentrantLock writeLock = new ReentrantLock();
-  private final ReentrantLock readLock = new ReentrantLock(true);
+  private static final int MAX_READERS = 4;
+
+  private final ConcurrentLinkedQueue<Connection> idleReaders = new ConcurrentLinkedQueue<>();
+  private final java.util.concurrent.Semaphore readerPermits =
+      new java.util.concurrent.Semaphore(MAX_READERS);
   private final ConcurrentLinkedQueue<Step<?>> waiting = new ConcurrentLinkedQueue<>();
   private final Opener opener;
   private final boolean owned;
   private final int maxBatch;
   private final long maxWaitNanos;
   private Connection writer;
-  private Connection reader;
   private volatile boolean closed;
 
   /**
@@ -79,6 +82,11 @@ public final class SingleConnectionDatabase extends Database {
     Step(Work<T> work) {
       this.work = work;
     }
+  }
+
+  @Override
+  public boolean writesContended() {
+    return writeLock.isLocked() || !waiting.isEmpty();
   }
 
   @Override
@@ -217,14 +225,23 @@ public final class SingleConnectionDatabase extends Database {
     if (!owned) {
       return inWriteTransaction(work); // one caller connection: reads take turns with writes
     }
-    readLock.lock();
+    readerPermits.acquireUninterruptibly();
+    Connection c = null;
     try {
-      return work.run(reader());
+      c = reader();
+      T result = work.run(c);
+      idleReaders.add(c);
+      return result;
     } catch (SQLException e) {
-      reader = closeQuietly(reader);
+      closeQuietly(c);
       throw storeError("read failed", e);
+    } catch (RuntimeException | Error e) {
+      if (c != null) {
+        idleReaders.add(c); // the work failed, not the connection
+      }
+      throw e;
     } finally {
-      readLock.unlock();
+      readerPermits.release();
     }
   }
 
@@ -236,12 +253,14 @@ public final class SingleConnectionDatabase extends Database {
     return writer;
   }
 
+  /** Takes an idle read connection or opens one; at most {@value #MAX_READERS} exist. */
   private Connection reader() throws SQLException {
     checkOpen();
-    if (reader == null || reader.isClosed()) {
-      reader = StatementCache.wrap(opener.open(), 64);
+    Connection c = idleReaders.poll();
+    while (c != null && c.isClosed()) {
+      c = idleReaders.poll();
     }
-    return reader;
+    return c != null ? c : StatementCache.wrap(opener.open(), 64);
   }
 
   private void checkOpen() {
@@ -265,16 +284,17 @@ public final class SingleConnectionDatabase extends Database {
   public void close() {
     closed = true;
     writeLock.lock();
-    readLock.lock();
+    readerPermits.acquireUninterruptibly(MAX_READERS); // waits for reads in flight
     try {
       if (owned) {
         closeConnection(writer);
-        closeConnection(reader);
+        for (Connection c = idleReaders.poll(); c != null; c = idleReaders.poll()) {
+          closeConnection(c);
+        }
       }
     } finally {
       writer = null;
-      reader = null;
-      readLock.unlock();
+      readerPermits.release(MAX_READERS);
       writeLock.unlock();
     }
   }

@@ -78,11 +78,15 @@ public final class SqlReceiptStore implements ReceiptStore {
   /**
    * Answers from a committed receipt without taking the write lock, or returns null. A committed
    * receipt never changes its fingerprint or result until it expires, so a read is enough to answer
-   * a repetition, a conflict or an expiry: the hot path of a retry storm stays off the single
-   * writer (and off other processes' file lock). Anything else goes to the write step, which looks
+   * a repetition, a conflict or an expiry: under contention (a retry storm) repeated keys stay off
+   * the single writer and off other processes' file lock. Only tried while writes are queueing,
+   * where the caller would wait anyway; a lone caller goes straight to the write step, which looks
    * again under the lock.
    */
   private <T> Outcome<T> settledWithoutWriting(Requests.Prepared request, Class<T> resultType) {
+    if (!core.database().writesContended()) {
+      return null;
+    }
     Instant now = Instant.ofEpochMilli(core.clock().millis());
     Receipt existing = core.database().read(c -> lookup(c, request.key())).receipt();
     if (existing == null || !existing.forgetAt().isAfter(now)) {
