@@ -49,5 +49,6 @@ final class ClaimStatements {
             + t
             + " WHERE state = ? AND (scope > ? OR (scope = ? AND intent_key > ?))"
             + " ORDER BY scope, intent_key LIMIT ?";
+    StatementCache.registerFields(this);
   }
 }

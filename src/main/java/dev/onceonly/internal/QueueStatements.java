@@ -108,5 +108,6 @@ final class QueueStatements {
     deleteDeadLetter = "DELETE FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
     depth = "SELECT COUNT(*) FROM " + m + " WHERE queue = ?";
     nextDue = "SELECT MIN(deliver_at) FROM " + m + " WHERE queue = ?";
+    StatementCache.registerFields(this);
   }
 }

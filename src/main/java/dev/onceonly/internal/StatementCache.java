@@ -1,26 +1,67 @@
 package dev.onceonly.internal;
 
+import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Keeps the prepared statements of one long-lived connection, so that a statement is compiled once
- * instead of at every step (sqlite-jdbc compiles on every {@code prepareStatement}).
+ * Keeps the library's own prepared statements on one long-lived connection, so that a statement is
+ * compiled once instead of at every step (sqlite-jdbc compiles on every {@code prepareStatement}).
  *
- * <p>The returned connection hands out the same statement for the same SQL text; closing such a
- * statement only closes its result set and clears its parameters. At most {@code size} statements
- * are kept, least recently used first out. Closing the connection closes them all. Not thread-safe,
- * like the connection it wraps: one thread at a time.
+ * <p>Only SQL registered with {@link #register} (the library's statements, which bind every
+ * parameter on every use) is cached; anything else, such as an effect's own statements, is prepared
+ * and closed as usual. Closing a cached statement only closes its result set: it keeps its bindings
+ * (clearing them costs more than the statement itself in sqlite-jdbc), which is safe because every
+ * use binds every parameter. At most {@code size} statements are kept, least recently used first
+ * out. Closing the connection closes them all. Not thread-safe, like the connection it wraps: one
+ * thread at a time.
  */
 final class StatementCache implements InvocationHandler {
+  private static final Set<String> REGISTERED = ConcurrentHashMap.newKeySet();
+
+  static {
+    register(
+        "BEGIN IMMEDIATE",
+        "COMMIT",
+        "ROLLBACK",
+        "SAVEPOINT onceonly_step",
+        "RELEASE SAVEPOINT onceonly_step",
+        "ROLLBACK TO SAVEPOINT onceonly_step",
+        "SAVEPOINT onceonly_group",
+        "RELEASE SAVEPOINT onceonly_group",
+        "ROLLBACK TO SAVEPOINT onceonly_group");
+  }
+
+  /** Marks SQL text as the library's own, to be cached. */
+  static void register(String... sql) {
+    REGISTERED.addAll(Arrays.asList(sql));
+  }
+
+  /** Registers every {@code String} field of a statements holder (built once per prefix). */
+  static void registerFields(Object holder) {
+    for (Field f : holder.getClass().getDeclaredFields()) {
+      if (f.getType() == String.class && !Modifier.isStatic(f.getModifiers())) {
+        try {
+          register((String) f.get(holder));
+        } catch (IllegalAccessException e) {
+          throw new IllegalStateException("cannot read " + f, e);
+        }
+      }
+    }
+  }
+
   private final Connection target;
   private final Map<String, PreparedStatement> cache;
 
@@ -53,7 +94,10 @@ final class StatementCache implements InvocationHandler {
   @Override
   public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
     String name = method.getName();
-    if (name.equals("prepareStatement") && args != null && args.length == 1) {
+    if (name.equals("prepareStatement")
+        && args != null
+        && args.length == 1
+        && REGISTERED.contains((String) args[0])) {
       return prepare((String) args[0]);
     }
     if (name.equals("close") && (args == null || args.length == 0)) {
@@ -107,7 +151,6 @@ final class StatementCache implements InvocationHandler {
           open.close(); // resets the statement, ending its read
         }
         open = null;
-        target.clearParameters();
         return null;
       }
       if (name.equals("isClosed")) {

@@ -79,5 +79,6 @@ final class Statements {
             + p
             + "rejections ORDER BY created_at, delivery_id LIMIT ?";
     countRejections = "SELECT COUNT(*) FROM " + p + "rejections";
+    StatementCache.registerFields(this);
   }
 }
