@@ -191,6 +191,13 @@ class ReportPipelineTest {
         worker.start();
         // The child finished some deliveries, holds two more, and is inside the effect of another.
         child.awaitLine("effect", STARTUP);
+        // Its holding threads print on their own schedule: wait for every one before the kill.
+        java.util.concurrent.atomic.AtomicInteger held =
+            new java.util.concurrent.atomic.AtomicInteger();
+        child.awaitLine(
+            (CHILD_THREADS - 1) + " holding lines",
+            l -> l.startsWith("holding") && held.incrementAndGet() == CHILD_THREADS - 1,
+            STARTUP);
         int status = child.kill();
         if (System.getProperty("os.name").toLowerCase(Locale.ROOT).contains("linux")) {
           assertThat(status).as("exit status after SIGKILL").isEqualTo(128 + 9);
