@@ -1,7 +1,8 @@
 package dev.onceonly.internal;
 
 /**
- * Finds {@code \}{@code uXXXX} escapes of surrogates that cannot be paired (RFC 7493 section 2.1).
+ * Finds escapes of surrogates (a backslash, {@code u} and four hex digits) that cannot be paired
+ * (RFC 7493 section 2.1).
  *
  * <p>Jackson refuses such escapes in member names with a plain parse error; this scan tells that
  * case apart from other syntax errors. Escapes are read in order, so an escaped backslash before a

@@ -4,14 +4,13 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Worker;
+import dev.onceonly.testing.ChildArgs;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -46,14 +45,14 @@ public final class ReportWorkerMain {
   }
 
   public static void main(String[] argv) throws Exception {
-    Map<String, String> args = parse(argv);
-    Path file = Path.of(required(args, "file"));
-    int threads = Integer.parseInt(args.getOrDefault("threads", "3"));
-    Duration lease = Duration.ofMillis(Long.parseLong(args.getOrDefault("leaseMs", "2000")));
+    ChildArgs args = ChildArgs.parse(argv);
+    Path file = Path.of(args.required("file"));
+    int threads = Integer.parseInt(args.get("threads", "3"));
+    Duration lease = Duration.ofMillis(Long.parseLong(args.get("leaseMs", "2000")));
     ReportWorkerMain main =
         new ReportWorkerMain(
-            Integer.parseInt(args.getOrDefault("normal", "3")),
-            Integer.parseInt(args.getOrDefault("hold", String.valueOf(threads - 1))));
+            Integer.parseInt(args.get("normal", "3")),
+            Integer.parseInt(args.get("hold", String.valueOf(threads - 1))));
     try (OnceOnly once = ReportPipeline.open(file)) {
       print("ready pid=" + ProcessHandle.current().pid());
       BufferedReader in =
@@ -128,25 +127,5 @@ public final class ReportWorkerMain {
   private static void print(String line) {
     System.out.println(line);
     System.out.flush();
-  }
-
-  private static Map<String, String> parse(String[] argv) {
-    Map<String, String> args = new HashMap<>();
-    for (String a : argv) {
-      int eq = a.indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("arguments are name=value: " + a);
-      }
-      args.put(a.substring(0, eq), a.substring(eq + 1));
-    }
-    return args;
-  }
-
-  private static String required(Map<String, String> args, String name) {
-    String v = args.get(name);
-    if (v == null) {
-      throw new IllegalArgumentException("missing argument " + name + "=...");
-    }
-    return v;
   }
 }

@@ -3,6 +3,7 @@ package dev.onceonly.race;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
+import dev.onceonly.testing.ChildArgs;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -16,10 +17,11 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * A worker process for the multi-process tests: runs receipt steps against one SQLite file and
@@ -28,10 +30,10 @@ import java.util.Random;
  * <p>Arguments, as {@code name=value}: {@code file} (the database), {@code worker} (its id, also
  * the seed of its key order), {@code keys} (how many keys, {@code k-0} to {@code k-<keys-1>}),
  * {@code busyTimeoutMs} (how long to wait for another process's lock, default 30,000), {@code
- * forever=true} (instead: keys {@code k-0, k-1, ...} in order until killed), {@code pauseMs} (a
- * pause inside each effect, after its row is written and before the receipt is; the effect then
- * also prints {@code effect worker=... key=...} before pausing) and {@code progressEvery} (print a
- * progress line every so many keys).
+ * forever=true} (instead: keys {@code k-0, k-1, ...} in order until killed), {@code stepped=true}
+ * (each effect, after its row is written and before the receipt is, prints {@code effect worker=...
+ * key=...} and waits for a line {@code next} on stdin; a created step then prints {@code committed
+ * worker=... key=...}) and {@code progressEvery} (print a progress line every so many keys).
  *
  * <p>It opens the store (after the start signal instead with {@code open=after-go}, having warmed
  * up on an in-memory database), prints {@code ready}, waits for a line {@code go} on stdin (so
@@ -48,7 +50,8 @@ public final class ReceiptWorkerMain {
   private final Path file;
   private final String worker;
   private final Duration busyTimeout;
-  private final long pauseMs;
+  private final boolean stepped;
+  private final BlockingQueue<String> commands = new LinkedBlockingQueue<>();
   private final int progressEvery;
   private long created;
   private long repeated;
@@ -57,19 +60,18 @@ public final class ReceiptWorkerMain {
   private long done;
   private long slowestNanos;
 
-  private ReceiptWorkerMain(Map<String, String> args) {
-    this.file = Path.of(required(args, "file"));
-    this.worker = required(args, "worker");
-    this.busyTimeout =
-        Duration.ofMillis(Long.parseLong(args.getOrDefault("busyTimeoutMs", "30000")));
-    this.pauseMs = Long.parseLong(args.getOrDefault("pauseMs", "0"));
-    this.progressEvery = Integer.parseInt(args.getOrDefault("progressEvery", "0"));
+  private ReceiptWorkerMain(ChildArgs args) {
+    this.file = Path.of(args.required("file"));
+    this.worker = args.required("worker");
+    this.busyTimeout = Duration.ofMillis(Long.parseLong(args.get("busyTimeoutMs", "30000")));
+    this.stepped = Boolean.parseBoolean(args.get("stepped", "false"));
+    this.progressEvery = Integer.parseInt(args.get("progressEvery", "0"));
   }
 
   public static void main(String[] argv) throws Exception {
-    Map<String, String> args = parse(argv);
+    ChildArgs args = ChildArgs.parse(argv);
     ReceiptWorkerMain w = new ReceiptWorkerMain(args);
-    boolean openFirst = !"after-go".equals(args.getOrDefault("open", "before-go"));
+    boolean openFirst = !"after-go".equals(args.get("open", "before-go"));
     OnceOnly opened = null;
     if (openFirst) {
       opened = w.open();
@@ -85,7 +87,7 @@ public final class ReceiptWorkerMain {
       System.err.println("expected 'go' on stdin, got " + signal);
       System.exit(2);
     }
-    exitWhenParentLeaves(in);
+    w.readCommands(in);
     long start = System.nanoTime();
     try (OnceOnly store = openFirst ? opened : w.open()) {
       System.out.println(
@@ -93,12 +95,12 @@ public final class ReceiptWorkerMain {
               + w.worker
               + " millis="
               + Duration.ofNanos(System.nanoTime() - start).toMillis());
-      if (Boolean.parseBoolean(args.getOrDefault("forever", "false"))) {
+      if (Boolean.parseBoolean(args.get("forever", "false"))) {
         for (int i = 0; i < Integer.MAX_VALUE; i++) {
           w.step(store, i);
         }
       } else {
-        for (int i : order(Integer.parseInt(required(args, "keys")), w.worker)) {
+        for (int i : order(Integer.parseInt(args.required("keys")), w.worker)) {
           w.step(store, i);
         }
       }
@@ -123,16 +125,17 @@ public final class ReceiptWorkerMain {
   }
 
   /**
-   * Ends this process when its stdin closes: the test closed it, or the test JVM died and would
-   * otherwise leave a worker running forever.
+   * Hands the lines of stdin after the start signal to the stepped effects ({@code next}), and ends
+   * this process when stdin closes: the test closed it, or the test JVM died and would otherwise
+   * leave a worker running forever.
    */
-  private static void exitWhenParentLeaves(BufferedReader in) {
+  private void readCommands(BufferedReader in) {
     Thread t =
         new Thread(
             () -> {
               try {
-                while (in.readLine() != null) {
-                  // nothing else is sent after the start signal
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                  commands.add(line);
                 }
               } catch (IOException e) {
                 // the same as end of input
@@ -180,14 +183,18 @@ public final class ReceiptWorkerMain {
                 Integer.class,
                 tx -> {
                   insertEffect(tx, key, i);
-                  if (pauseMs > 0) {
+                  if (stepped) {
                     System.out.println("effect worker=" + worker + " key=" + key);
                     System.out.flush();
-                    pause();
+                    awaitNext();
                   }
                   return i;
                 });
     slowestNanos = Math.max(slowestNanos, System.nanoTime() - begun);
+    if (stepped && outcome instanceof Outcome.Created) {
+      System.out.println("committed worker=" + worker + " key=" + key);
+      System.out.flush();
+    }
     if (outcome instanceof Outcome.Created) {
       created++;
     } else if (outcome instanceof Outcome.Repeated) {
@@ -219,10 +226,16 @@ public final class ReceiptWorkerMain {
     }
   }
 
-  /** Simulated slow work inside the transaction, to widen the window a SIGKILL can land in. */
-  private void pause() {
+  /**
+   * Holds the effect open, its row written and nothing committed, until the parent says {@code
+   * next}: the parent chooses where a SIGKILL lands instead of guessing it with a delay.
+   */
+  private void awaitNext() {
     try {
-      Thread.sleep(pauseMs);
+      String command = commands.take();
+      if (!"next".equals(command)) {
+        throw new IllegalStateException("expected 'next' on stdin, got " + command);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
@@ -247,25 +260,5 @@ public final class ReceiptWorkerMain {
     }
     Collections.shuffle(order, new Random(worker.hashCode()));
     return order;
-  }
-
-  private static Map<String, String> parse(String[] argv) {
-    Map<String, String> args = new HashMap<>();
-    for (String a : argv) {
-      int eq = a.indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("arguments are name=value: " + a);
-      }
-      args.put(a.substring(0, eq), a.substring(eq + 1));
-    }
-    return args;
-  }
-
-  private static String required(Map<String, String> args, String name) {
-    String v = args.get(name);
-    if (v == null) {
-      throw new IllegalArgumentException("missing argument " + name + "=...");
-    }
-    return v;
   }
 }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -24,13 +25,16 @@ import org.junit.jupiter.api.io.TempDir;
  * worker recovers the file, and in the end every receipt has exactly one effect row and every
  * effect row a receipt. This is "effect and receipt commit together or not at all" with no chance
  * for the process to clean up.
+ *
+ * <p>The worker runs stepped: each effect writes its row, reports it and waits for the test's
+ * {@code next}. The test lets a random number of effects commit (seeded), then kills the worker
+ * either inside the next effect (its row written, nothing committed) or right after the next
+ * commit. The kill point is chosen, not hoped for with a delay.
  */
 class WorkerCrashTest {
   private static final int ROUNDS = 5;
   private static final long SEED = Long.getLong("onceonly.crash.seed", 20_240_611L);
   private static final Duration STARTUP = Duration.ofSeconds(30);
-  private static final Pattern PROGRESS =
-      Pattern.compile("progress worker=\\S+ keys=\\d+ created=(\\d+)");
   private static final Pattern EFFECT = Pattern.compile("effect worker=\\S+ key=(k-\\d+)");
 
   @TempDir Path dir;
@@ -42,8 +46,12 @@ class WorkerCrashTest {
     long start = System.nanoTime();
     List<Kill> kills = new ArrayList<>();
     for (int round = 0; round < ROUNDS; round++) {
-      // Each worker must create keys of its own before it dies, past the ones already done.
-      kills.add(killWorker(file, round, 5 + random.nextInt(20), random.nextInt(150)));
+      // Each worker creates keys of its own before it dies, past the ones already done; the
+      // rounds alternate between a kill inside an open effect and one just after a commit.
+      boolean inside = round % 2 == 0;
+      Kill kill = killWorker(file, round, 5 + random.nextInt(20), inside);
+      assertThat(kill.insideEffect()).as("where %s landed", kill).isEqualTo(inside);
+      kills.add(kill);
       assertThat(Db.strings(file, "PRAGMA integrity_check")).containsExactly("ok");
     }
     System.out.printf(
@@ -53,8 +61,6 @@ class WorkerCrashTest {
         Duration.ofNanos(System.nanoTime() - start).toMillis(),
         Db.count(file, "SELECT COUNT(*) FROM onceonly_receipts"),
         kills);
-    // 20 ms of each ~22 ms step are inside the effect: missing it five times is next to impossible.
-    assertThat(kills).as("kills that landed inside an open effect").anyMatch(Kill::insideEffect);
 
     long receipts = Db.count(file, "SELECT COUNT(*) FROM onceonly_receipts");
     assertThat(receipts).isGreaterThanOrEqualTo(5L * ROUNDS);
@@ -105,23 +111,23 @@ class WorkerCrashTest {
   }
 
   /** Where one kill landed: the last effect the worker started, and whether it committed. */
-  record Kill(String lastEffect, long delayMillis, boolean insideEffect) {
+  record Kill(String lastEffect, int committedBefore, boolean insideEffect) {
     @Override
     public String toString() {
       return String.format(
           Locale.ROOT,
-          "%s +%d ms %s",
+          "%s after %d commits, %s",
           lastEffect,
-          delayMillis,
+          committedBefore,
           insideEffect ? "inside the effect" : "after its commit");
     }
   }
 
   /**
-   * Runs a worker until it has created {@code createdBeforeKill} keys, lets it go on for {@code
-   * delayMillis}, then kills it with SIGKILL.
+   * Runs a stepped worker, lets {@code commits} of its effects commit, then kills it with SIGKILL
+   * inside the next effect or, if not {@code inside}, as soon as that effect has committed.
    */
-  private Kill killWorker(Path file, int round, int createdBeforeKill, long delayMillis) {
+  private Kill killWorker(Path file, int round, int commits, boolean inside) {
     try (ChildJvm child =
         ChildJvm.start(
             "crash-" + round,
@@ -130,35 +136,48 @@ class WorkerCrashTest {
             "file=" + file,
             "worker=c" + round,
             "forever=true",
-            "pauseMs=20",
-            "progressEvery=5")) {
+            "stepped=true")) {
       child.awaitLine("ready", STARTUP);
       child.send("go");
-      child.awaitLine(
-          "progress with created >= " + createdBeforeKill,
-          line -> created(line) >= createdBeforeKill,
-          STARTUP);
-      sleep(delayMillis); // the random kill point, not a wait for a condition
+      for (int n = 1; n <= commits; n++) {
+        awaitEffect(child, n);
+        child.send("next");
+      }
+      String last = key(awaitEffect(child, commits + 1));
+      if (!inside) {
+        child.send("next");
+        child.awaitLine(
+            "committed", l -> l.startsWith("committed ") && l.endsWith(" key=" + last), STARTUP);
+      }
       int status = child.kill();
       if (System.getProperty("os.name").toLowerCase(Locale.ROOT).contains("linux")) {
         assertThat(status).as("exit status after SIGKILL").isEqualTo(128 + 9);
       }
       assertThat(child.lines()).noneMatch(l -> l.startsWith("summary"));
-      String last = lastEffectKey(child);
+      assertThat(lastEffectKey(child)).isIn(last, nextKey(last));
       long committed =
           Db.count(
               file, "SELECT COUNT(*) FROM onceonly_receipts WHERE intent_key = '" + last + "'");
-      return new Kill(last, delayMillis, committed == 0);
+      return new Kill(last, commits, committed == 0);
     }
   }
 
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted", e);
-    }
+  /** Waits for the child's {@code n}-th effect line (its effects run one at a time, in order). */
+  private static String awaitEffect(ChildJvm child, int n) {
+    AtomicInteger seen = new AtomicInteger();
+    return child.awaitLine(
+        "effect #" + n, l -> EFFECT.matcher(l).matches() && seen.incrementAndGet() == n, STARTUP);
+  }
+
+  private static String key(String effectLine) {
+    Matcher m = EFFECT.matcher(effectLine);
+    assertThat(m.matches()).isTrue();
+    return m.group(1);
+  }
+
+  /** After a commit the child may already be inside the next effect when it dies. */
+  private static String nextKey(String key) {
+    return "k-" + (Integer.parseInt(key.substring(2)) + 1);
   }
 
   private static String lastEffectKey(ChildJvm child) {
@@ -171,10 +190,5 @@ class WorkerCrashTest {
     }
     assertThat(last).as("the last effect %s started", child.name()).isNotNull();
     return last;
-  }
-
-  private static long created(String line) {
-    Matcher m = PROGRESS.matcher(line);
-    return m.matches() ? Long.parseLong(m.group(1)) : -1;
   }
 }
