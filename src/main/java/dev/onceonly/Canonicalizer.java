@@ -1,10 +1,9 @@
 package dev.onceonly;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onceonly.internal.Fingerprints;
 import dev.onceonly.internal.Jcs;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Objects;
 
 /**
@@ -38,10 +37,6 @@ public final class Canonicalizer {
   public static final int DEFAULT_MAX_STRING_LENGTH = 65_536;
 
   private static final Canonicalizer DEFAULTS = builder().build();
-  private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
-  private static final MessageDigest SHA256_PROTOTYPE = newSha256();
-  private static final ThreadLocal<MessageDigest> SHA256 =
-      ThreadLocal.withInitial(Canonicalizer::copyOfPrototype);
 
   private final int maxInputBytes;
   private final int maxDepth;
@@ -134,7 +129,7 @@ public final class Canonicalizer {
   public Fingerprint fingerprint(String operation, JsonNode arguments) {
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(arguments, "arguments");
-    return toFingerprint(jcs.digestIntent(operation, arguments, sha256()));
+    return Fingerprints.fromDigest(jcs.digestIntent(operation, arguments, Fingerprints.sha256()));
   }
 
   /**
@@ -149,41 +144,8 @@ public final class Canonicalizer {
   public Fingerprint fingerprint(String operation, String argumentsJson) {
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(argumentsJson, "argumentsJson");
-    return toFingerprint(jcs.digestIntent(operation, argumentsJson, sha256()));
-  }
-
-  private static Fingerprint toFingerprint(byte[] sha256) {
-    byte[] hex = new byte[sha256.length * 2];
-    for (int i = 0; i < sha256.length; i++) {
-      hex[2 * i] = HEX_DIGITS[(sha256[i] >> 4) & 0xF];
-      hex[2 * i + 1] = HEX_DIGITS[sha256[i] & 0xF];
-    }
-    return new Fingerprint(Fingerprint.JCS_SHA256, new String(hex, StandardCharsets.US_ASCII));
-  }
-
-  /**
-   * One digest per thread, reused ({@code digest()} resets it): looking one up per call costs about
-   * as much as hashing a small intent. A new thread starts from a copy of a prototype, which is
-   * cheaper than a lookup.
-   */
-  private static MessageDigest sha256() {
-    return SHA256.get();
-  }
-
-  private static MessageDigest copyOfPrototype() {
-    try {
-      return (MessageDigest) SHA256_PROTOTYPE.clone();
-    } catch (CloneNotSupportedException e) {
-      return newSha256();
-    }
-  }
-
-  private static MessageDigest newSha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform must provide SHA-256", e);
-    }
+    return Fingerprints.fromDigest(
+        jcs.digestIntent(operation, argumentsJson, Fingerprints.sha256()));
   }
 
   /** Returns the maximum input size in bytes. */

@@ -2,6 +2,7 @@ package dev.onceonly;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.external.ExternalEffects;
+import dev.onceonly.internal.Checks;
 import dev.onceonly.internal.Core;
 import dev.onceonly.internal.DataSourceDatabase;
 import dev.onceonly.internal.Database;
@@ -72,7 +73,7 @@ public final class OnceOnly implements AutoCloseable {
   private OnceOnly(Database database, Core core, String prefix, Set<String> safeToRepeat) {
     this.database = database;
     this.intents = new SqlIntentStore(core);
-    this.receipts = new SqlReceiptStore(core, intents);
+    this.receipts = new SqlReceiptStore(core);
     this.rejections = new SqlRejectionStore(core);
     this.queue = new SqlJobQueue(core, prefix, RetryPolicy.defaults(), new QueueSignals());
     this.externalEffects =
@@ -297,7 +298,7 @@ public final class OnceOnly implements AutoCloseable {
      * @return this builder
      */
     public Builder resultRetention(Duration retention) {
-      this.resultRetention = positive(retention, "resultRetention");
+      this.resultRetention = Checks.positive(retention, "resultRetention");
       return this;
     }
 
@@ -405,7 +406,7 @@ public final class OnceOnly implements AutoCloseable {
      * @return this builder
      */
     public Builder busyTimeout(Duration timeout) {
-      this.busyTimeout = positive(timeout, "busyTimeout");
+      this.busyTimeout = Checks.positive(timeout, "busyTimeout");
       return this;
     }
 
@@ -569,14 +570,6 @@ public final class OnceOnly implements AutoCloseable {
           pauseMillis = Math.min(pauseMillis * 2, 50);
         }
       }
-    }
-
-    private static Duration positive(Duration d, String name) {
-      Objects.requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be > 0");
-      }
-      return d;
     }
   }
 }

@@ -4,7 +4,6 @@ import dev.onceonly.Fingerprint;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /**
  * Computes {@code jcs-sha256} fingerprints from arguments that are already canonical.
@@ -16,7 +15,10 @@ import java.util.HexFormat;
 public final class Fingerprints {
   private static final byte[] PREFIX = "{\"arguments\":".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] INFIX = ",\"operation\":".getBytes(StandardCharsets.US_ASCII);
-  private static final HexFormat HEX = HexFormat.of();
+  private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+  private static final MessageDigest SHA256_PROTOTYPE = newSha256();
+  private static final ThreadLocal<MessageDigest> SHA256 =
+      ThreadLocal.withInitial(Fingerprints::copyOfPrototype);
 
   private Fingerprints() {}
 
@@ -39,10 +41,37 @@ public final class Fingerprints {
     sha.update(INFIX);
     sha.update(name.toByteArray());
     sha.update((byte) '}');
-    return new Fingerprint(Fingerprint.JCS_SHA256, HEX.formatHex(sha.digest()));
+    return fromDigest(sha.digest());
   }
 
-  private static MessageDigest sha256() {
+  /** Returns the {@code jcs-sha256} fingerprint of a SHA-256 digest. */
+  public static Fingerprint fromDigest(byte[] sha256) {
+    byte[] hex = new byte[sha256.length * 2];
+    for (int i = 0; i < sha256.length; i++) {
+      hex[2 * i] = HEX_DIGITS[(sha256[i] >> 4) & 0xF];
+      hex[2 * i + 1] = HEX_DIGITS[sha256[i] & 0xF];
+    }
+    return new Fingerprint(Fingerprint.JCS_SHA256, new String(hex, StandardCharsets.US_ASCII));
+  }
+
+  /**
+   * Returns this thread's SHA-256 digest, reused ({@code digest()} resets it): looking one up per
+   * call costs about as much as hashing a small intent. A new thread starts from a copy of a
+   * prototype, which is cheaper than a lookup.
+   */
+  public static MessageDigest sha256() {
+    return SHA256.get();
+  }
+
+  private static MessageDigest copyOfPrototype() {
+    try {
+      return (MessageDigest) SHA256_PROTOTYPE.clone();
+    } catch (CloneNotSupportedException e) {
+      return newSha256();
+    }
+  }
+
+  private static MessageDigest newSha256() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {

@@ -70,7 +70,7 @@ public final class SqlExternalEffects implements ExternalEffects {
   @Override
   public ClaimOutcome claim(IntentKey key, String operation, Object arguments, Duration lease) {
     Requests.Prepared request = core.requests().prepare(key, operation, arguments);
-    positive(lease, "lease");
+    Checks.positive(lease, "lease");
     return core.database().write(c -> claimIn(c, request, lease, null));
   }
 
@@ -83,7 +83,7 @@ public final class SqlExternalEffects implements ExternalEffects {
       Duration lease) {
     core.requests().checkKey(original);
     Requests.Prepared request = core.requests().prepare(compensation, operation, arguments);
-    positive(lease, "lease");
+    Checks.positive(lease, "lease");
     if (!original.scope().equals(compensation.scope())) {
       throw new InvalidRequestException(
           "compensation", "must be in the scope of the intent it compensates, " + original.scope());
@@ -627,12 +627,5 @@ public final class SqlExternalEffects implements ExternalEffects {
     return text.length() <= MAX_TEXT_CHARS
         ? text
         : text.substring(0, MAX_TEXT_CHARS - 1) + "\u2026";
-  }
-
-  private static void positive(Duration d, String name) {
-    Objects.requireNonNull(d, name);
-    if (d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(name + " must be > 0");
-    }
   }
 }

@@ -201,7 +201,7 @@ public final class SqlJobQueue implements JobQueue {
     if (max <= 0 || max > MAX_RECEIVE) {
       throw new IllegalArgumentException("max must be between 1 and " + MAX_RECEIVE);
     }
-    positive(lease, "lease");
+    Checks.positive(lease, "lease");
     return core.database().write(c -> claim(c, queue, max, lease));
   }
 
@@ -252,7 +252,7 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public QueueResult renew(Lease lease, Duration extension) {
     Objects.requireNonNull(lease, "lease");
-    positive(extension, "extension");
+    Checks.positive(extension, "extension");
     return core.database()
         .write(
             c -> {
@@ -673,12 +673,5 @@ public final class SqlJobQueue implements JobQueue {
   private static String bound(String error) {
     String e = error == null ? "(no error text)" : error;
     return e.length() <= MAX_ERROR_CHARS ? e : e.substring(0, MAX_ERROR_CHARS - 1) + "\u2026";
-  }
-
-  private static void positive(Duration d, String name) {
-    Objects.requireNonNull(d, name);
-    if (d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(name + " must be > 0");
-    }
   }
 }

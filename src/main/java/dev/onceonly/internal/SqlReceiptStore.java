@@ -20,12 +20,10 @@ import java.util.Optional;
 /** The {@link ReceiptStore} on SQL. */
 public final class SqlReceiptStore implements ReceiptStore {
   private final Core core;
-  private final SqlIntentStore intents;
 
   /** Creates the store. */
-  public SqlReceiptStore(Core core, SqlIntentStore intents) {
+  public SqlReceiptStore(Core core) {
     this.core = core;
-    this.intents = intents;
   }
 
   /** Carries an effect's own exception through the transaction runner, unwrapped after. */

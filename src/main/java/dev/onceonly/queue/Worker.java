@@ -3,6 +3,7 @@ package dev.onceonly.queue;
 import dev.onceonly.CanonicalizationException;
 import dev.onceonly.ConflictException;
 import dev.onceonly.InvalidRequestException;
+import dev.onceonly.internal.Checks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -328,7 +329,7 @@ public final class Worker implements AutoCloseable {
      * @return this builder
      */
     public Builder lease(Duration lease) {
-      this.lease = positive(lease, "lease");
+      this.lease = Checks.positive(lease, "lease");
       return this;
     }
 
@@ -340,8 +341,8 @@ public final class Worker implements AutoCloseable {
      * @return this builder
      */
     public Builder idleBackoff(Duration min, Duration max) {
-      positive(min, "min");
-      positive(max, "max");
+      Checks.positive(min, "min");
+      Checks.positive(max, "max");
       if (max.compareTo(min) < 0) {
         throw new IllegalArgumentException("max must be >= min");
       }
@@ -357,21 +358,13 @@ public final class Worker implements AutoCloseable {
      * @return this builder
      */
     public Builder shutdownTimeout(Duration timeout) {
-      this.shutdownTimeout = positive(timeout, "shutdownTimeout");
+      this.shutdownTimeout = Checks.positive(timeout, "shutdownTimeout");
       return this;
     }
 
     /** Returns the worker, not yet started. */
     public Worker build() {
       return new Worker(this);
-    }
-
-    private static Duration positive(Duration d, String name) {
-      Objects.requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be > 0");
-      }
-      return d;
     }
   }
 }
