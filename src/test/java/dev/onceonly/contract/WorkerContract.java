@@ -7,6 +7,7 @@ import dev.onceonly.queue.DeadLetter;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.IntentMessage;
+import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
@@ -92,17 +93,8 @@ public abstract class WorkerContract extends QueueContractSupport {
           calls.incrementAndGet();
           throw new IllegalStateException("boom " + job.delivery().attempt());
         };
-    RetryPolicy immediate = RetryPolicy.builder().maxAttempts(3).baseDelay(Duration.ZERO).build();
-    Worker worker =
-        Worker.builder(once.queue(immediate), Q, failing)
-            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
-            .build()
-            .start();
-    try {
-      Eventually.await(DRAIN, "dead letter", () -> !once.queue().deadLetters(Q, 10).isEmpty());
-    } finally {
-      worker.close();
-    }
+    runUntilDeadLettered(
+        once.queue(RetryPolicy.builder().maxAttempts(3).baseDelay(Duration.ZERO).build()), failing);
 
     reopen();
     assertThat(calls).hasValue(3);
@@ -122,17 +114,9 @@ public abstract class WorkerContract extends QueueContractSupport {
           calls.incrementAndGet();
           throw new java.util.concurrent.CancellationException("the handler's own");
         };
-    RetryPolicy immediate = RetryPolicy.builder().maxAttempts(2).baseDelay(Duration.ZERO).build();
-    Worker worker =
-        Worker.builder(once.queue(immediate), Q, cancelling)
-            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
-            .build()
-            .start();
-    try {
-      Eventually.await(DRAIN, "dead letter", () -> !once.queue().deadLetters(Q, 10).isEmpty());
-    } finally {
-      worker.close();
-    }
+    runUntilDeadLettered(
+        once.queue(RetryPolicy.builder().maxAttempts(2).baseDelay(Duration.ZERO).build()),
+        cancelling);
     reopen();
     assertThat(calls).hasValue(2);
     assertThat(once.queue().deadLetters(Q, 10))
@@ -149,16 +133,7 @@ public abstract class WorkerContract extends QueueContractSupport {
           calls.incrementAndGet();
           IntentMessage.decode(job.payload()); // throws InvalidRequestException
         };
-    Worker worker =
-        Worker.builder(once.queue(), Q, decoding)
-            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
-            .build()
-            .start();
-    try {
-      Eventually.await(DRAIN, "dead letter", () -> !once.queue().deadLetters(Q, 10).isEmpty());
-    } finally {
-      worker.close();
-    }
+    runUntilDeadLettered(once.queue(), decoding);
 
     reopen();
     assertThat(calls).hasValue(1);
@@ -316,6 +291,20 @@ public abstract class WorkerContract extends QueueContractSupport {
   // ---- helpers ------------------------------------------------------------------------------
 
   /** Sends {@code n} messages in one transaction of the caller's. */
+  /** Runs a quickly polling worker with {@code handler} until the queue has a dead letter. */
+  private void runUntilDeadLettered(JobQueue queue, Handler handler) {
+    Worker worker =
+        Worker.builder(queue, Q, handler)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "dead letter", () -> !once.queue().deadLetters(Q, 10).isEmpty());
+    } finally {
+      worker.close();
+    }
+  }
+
   void sendAll(String queue, String prefix, int n) {
     db.inTransaction(
         c -> {
