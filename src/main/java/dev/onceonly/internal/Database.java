@@ -5,7 +5,6 @@ import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Instant;
 
 /**
  * Runs units of work in transactions on one database, in the way its dialect needs.
@@ -180,11 +179,6 @@ public abstract class Database implements AutoCloseable {
 
   protected final StoreException storeError(String what, SQLException e) {
     return new StoreException(what, dialect.id(), e);
-  }
-
-  /** Returns the current time as the dialect stores it: epoch millis for SQLite. */
-  public static long millis(Instant instant) {
-    return instant.toEpochMilli();
   }
 
   @Override

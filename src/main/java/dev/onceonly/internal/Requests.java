@@ -60,11 +60,6 @@ public final class Requests {
     return canonicalizer;
   }
 
-  /** Returns the mapper. */
-  public ObjectMapper mapper() {
-    return mapper;
-  }
-
   /** Validates the key only. */
   public IntentKey checkKey(IntentKey key) {
     Objects.requireNonNull(key, "key");
@@ -93,14 +88,21 @@ public final class Requests {
   }
 
   private JsonNode toTree(Object arguments) {
-    if (arguments instanceof JsonNode node) {
+    return toTree(arguments, "arguments");
+  }
+
+  /**
+   * Returns a value as a Jackson tree, or refuses it as {@code field} with a typed error when
+   * Jackson cannot convert it.
+   */
+  public JsonNode toTree(Object value, String field) {
+    if (value instanceof JsonNode node) {
       return node;
     }
     try {
-      return mapper.valueToTree(arguments);
+      return mapper.valueToTree(value);
     } catch (IllegalArgumentException e) {
-      throw new InvalidRequestException(
-          "arguments", "cannot be turned into JSON: " + e.getMessage());
+      throw new InvalidRequestException(field, "cannot be turned into JSON: " + e.getMessage());
     }
   }
 

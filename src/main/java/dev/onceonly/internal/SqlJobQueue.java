@@ -69,10 +69,7 @@ public final class SqlJobQueue implements JobQueue {
     Objects.requireNonNull(message, "message");
     check("queue", message.queue(), QUEUE);
     check("key", message.key(), KEY);
-    JsonNode tree =
-        message.payload() instanceof JsonNode node
-            ? node
-            : core.mapper().valueToTree(message.payload());
+    JsonNode tree = core.requests().toTree(message.payload(), "payload");
     byte[] canonical = core.requests().canonicalizer().canonicalize(tree);
     return new Prepared(
         message,

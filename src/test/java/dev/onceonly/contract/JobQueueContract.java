@@ -630,6 +630,15 @@ public abstract class JobQueueContract extends QueueContractSupport {
   }
 
   @Test
+  void aPayloadJacksonCannotConvertIsRefusedAsPayloadAndNothingIsQueued() {
+    assertThatThrownBy(() -> once.queue().send(Q, "opaque", new Object()))
+        .isInstanceOfSatisfying(
+            InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("payload"));
+    reopen();
+    assertThat(messages(Q)).isZero();
+  }
+
+  @Test
   void anOrdinaryMessageHasNoLargeBody() {
     once.queue().send(Q, "small", Map.of("n", 1));
     Delivery d = only(once.queue().receive(Q, 1, LEASE));
