@@ -8,9 +8,11 @@ module dev.onceonly {
   requires transitive com.fasterxml.jackson.databind;
   requires com.fasterxml.jackson.core;
   requires org.xerial.sqlitejdbc;
+  requires static redis.clients.jedis;
 
   exports dev.onceonly;
   exports dev.onceonly.external;
   exports dev.onceonly.queue;
+  exports dev.onceonly.redis;
   exports dev.onceonly.sql;
 }
