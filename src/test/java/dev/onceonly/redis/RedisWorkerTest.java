@@ -206,6 +206,38 @@ class RedisWorkerTest {
   }
 
   @Test
+  void aWorkerWhoseConnectionsAreKilledReconnectsAndLosesNothing() {
+    List<ReportJob> jobs = ReportPipeline.jobs(6L, 10);
+    RedisProducer producer = RedisProducer.of(once.intents(), stream);
+    Queue<Recorder.Event> events = Recorder.events();
+    java.util.concurrent.atomic.AtomicInteger disconnects =
+        new java.util.concurrent.atomic.AtomicInteger();
+    Recorder recorder =
+        new Recorder("c1", events) {
+          @Override
+          public void disconnected(RuntimeException e) {
+            disconnects.incrementAndGet();
+          }
+        };
+    try (RedisWorker<Report> worker =
+        RedisReports.worker(stream, once, "c1").listener(recorder).build()) {
+      worker.start();
+      jobs.subList(0, 5).forEach(j -> producer.publish(j.key(), Reports.OPERATION, j.arguments()));
+      Eventually.await(WAIT, "the first five reported", () -> events.size() == 5);
+      // Every other client's connection is closed by the server, the worker's blocking read too.
+      client.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "normal", "SKIPME", "yes");
+      Eventually.await(WAIT, "the worker saw its connection go", () -> disconnects.get() > 0);
+      jobs.subList(5, 10).forEach(j -> producer.publish(j.key(), Reports.OPERATION, j.arguments()));
+      Eventually.await(WAIT, "all ten reported", () -> once.intents().pending(20).isEmpty());
+    }
+    assertThat(stream.pendingCount()).isZero();
+    once.close();
+    Audit audit = ReportPipeline.audit(file);
+    assertThat(audit.reports()).hasSize(10);
+    assertThat(audit.duplicatedJobs()).isEmpty();
+  }
+
+  @Test
   void theStreamIsTrimmedToAboutItsMaximumLength() {
     RedisStream bounded = RedisStream.builder(client, stream.name() + "-b").maxLength(100).build();
     ReportJob job = ReportPipeline.jobs(5L, 1).get(0);
