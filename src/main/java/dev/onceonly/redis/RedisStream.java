@@ -183,34 +183,17 @@ public final class RedisStream {
 
   /** {@code XREADGROUP}: new entries ({@code ">"}) or this consumer's pending ones after an id. */
   List<Replies.Entry> read(String consumer, int count, long blockMillis, String after) {
-    Object reply;
+    List<String> args = new ArrayList<>(List.of("GROUP", group, consumer));
+    args.addAll(List.of("COUNT", Integer.toString(count)));
     if (blockMillis > 0) {
-      reply =
-          client.sendBlockingCommand(
-              Protocol.Command.XREADGROUP,
-              "GROUP",
-              group,
-              consumer,
-              "COUNT",
-              Integer.toString(count),
-              "BLOCK",
-              Long.toString(blockMillis),
-              "STREAMS",
-              name,
-              after);
-    } else {
-      reply =
-          client.sendCommand(
-              Protocol.Command.XREADGROUP,
-              "GROUP",
-              group,
-              consumer,
-              "COUNT",
-              Integer.toString(count),
-              "STREAMS",
-              name,
-              after);
+      args.addAll(List.of("BLOCK", Long.toString(blockMillis)));
     }
+    args.addAll(List.of("STREAMS", name, after));
+    String[] argv = args.toArray(new String[0]);
+    Object reply =
+        blockMillis > 0
+            ? client.sendBlockingCommand(Protocol.Command.XREADGROUP, argv)
+            : client.sendCommand(Protocol.Command.XREADGROUP, argv);
     return Replies.readGroup(reply);
   }
 
