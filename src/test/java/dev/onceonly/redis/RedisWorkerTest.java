@@ -1,6 +1,7 @@
 package dev.onceonly.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Registration;
@@ -98,6 +99,37 @@ class RedisWorkerTest {
     Audit audit = ReportPipeline.audit(file);
     assertThat(audit.reports()).hasSize(1);
     assertThat(audit.receipts()).isEqualTo(1);
+  }
+
+  @Test
+  void aPublicationWhoseReplyIsLostIsSafeToRepeat() {
+    ReportJob job = ReportPipeline.jobs(7L, 1).get(0);
+    try (ReplyDroppingProxy proxy = ReplyDroppingProxy.start(redis.port());
+        RedisClient viaProxy = RedisClient.create("127.0.0.1", proxy.port())) {
+      RedisStream proxied = RedisStream.builder(viaProxy, stream.name()).maxLength(0).build();
+      RedisProducer producer = RedisProducer.of(once.intents(), proxied);
+      assertThat(proxied.isDeadLettered(job.key())).isFalse(); // the connection is open
+      proxy.dropNextReply();
+      assertThatThrownBy(() -> producer.publish(job.key(), Reports.OPERATION, job.arguments()))
+          .isInstanceOf(RedisTransportException.class);
+      // XADD ran; only its reply was lost. The producer cannot know, so it publishes again.
+      assertThat(RedisReports.length(client, stream)).isEqualTo(1);
+      assertThat(producer.publish(job.key(), Reports.OPERATION, job.arguments()).registration())
+          .isInstanceOf(Registration.AlreadyRegistered.class);
+      assertThat(RedisReports.length(client, stream)).isEqualTo(2);
+    }
+    Queue<Recorder.Event> events = Recorder.events();
+    try (RedisWorker<Report> worker =
+        RedisReports.worker(stream, once, "c1").listener(new Recorder("c1", events)).build()) {
+      worker.start();
+      Eventually.await(WAIT, "both entries settled", () -> events.size() == 2);
+    }
+    assertThat(events)
+        .extracting(Recorder.Event::result)
+        .containsExactly(Result.CREATED, Result.REPEATED);
+    assertThat(stream.pendingCount()).isZero();
+    once.close();
+    assertThat(ReportPipeline.audit(file).reports()).hasSize(1);
   }
 
   @Test
