@@ -109,17 +109,16 @@ class RedisReportPipelineTest {
             }
           };
       third.set(RedisReports.worker(stream, once, "c3").listener(thirdRecorder).build());
-      third.get().start();
-      Eventually.await(DRAIN, "the third consumer stopped", () -> !abandoned.isEmpty());
       List<RedisWorker<?>> workers = new ArrayList<>();
       for (String name : List.of("c1", "c2")) {
         workers.add(
-            RedisReports.worker(stream, once, name)
-                .listener(new Recorder(name, events))
-                .build()
-                .start());
+            RedisReports.worker(stream, once, name).listener(new Recorder(name, events)).build());
       }
+      // The three consumers of the group start together.
+      third.get().start();
+      workers.forEach(RedisWorker::start);
       try {
+        Eventually.await(DRAIN, "the third consumer stopped", () -> !abandoned.isEmpty());
         Eventually.await(
             DRAIN,
             "every published job reported and nothing pending",
