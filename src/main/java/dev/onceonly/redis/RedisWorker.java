@@ -205,10 +205,9 @@ public final class RedisWorker<T> implements AutoCloseable {
         }
         backoff = minBackoffNanos;
       } catch (RuntimeException e) {
-        // Redis unreachable, restarting (LOADING), the group gone (NOGROUP), a reply not
-        // understood,
-        // or the database failing a rejection: start again from a recovery, which reads this
-        // consumer's pending entries, so the worker's thread never dies of it.
+        // Redis unreachable or restarting (LOADING), the group gone (NOGROUP), a reply not
+        // understood, the database failing a rejection: start again from a recovery, which reads
+        // this consumer's pending entries, so the worker's thread never dies of it.
         listener.disconnected(e);
         recoverNow = true;
         LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(minBackoffNanos, backoff + 1));
@@ -259,39 +258,44 @@ public final class RedisWorker<T> implements AutoCloseable {
         return true;
       }
     }
-    Result result;
-    String detail;
+    Outcome<T> outcome;
+    String refusal;
     try {
       StreamMessage message = decoder.decode(entry.fields());
-      if (requireRegistered && once.intents().find(message.key()).isEmpty()) {
-        reject(entry, "no registered intent for " + message.key());
-        return true;
-      }
-      Outcome<T> outcome =
-          once.receipts()
-              .execute(
-                  message.key(),
-                  message.operation(),
-                  message.arguments(),
-                  resultType,
-                  c -> effect.apply(c, message));
-      if (outcome instanceof Outcome.Conflict || outcome instanceof Outcome.Expired) {
-        reject(entry, describe(outcome));
-        return true;
-      }
-      result = outcome instanceof Outcome.Created ? Result.CREATED : Result.REPEATED;
-      detail = String.valueOf(outcome.resultOrThrow());
+      outcome = apply(message);
+      refusal = outcome == null ? "no registered intent for " + message.key() : refusal(outcome);
     } catch (MalformedMessageException | InvalidRequestException | CanonicalizationException e) {
-      reject(entry, e.getMessage());
-      return true;
+      outcome = null;
+      refusal = e.getMessage();
     } catch (Exception e) {
       // The step rolled back: leave the entry pending; a later recovery tries it again.
       listener.settled(entry.id(), Result.FAILED, e.toString());
       return true;
     }
-    stream.ack(entry.id());
-    listener.settled(entry.id(), result, detail);
+    if (refusal != null) {
+      reject(entry, refusal);
+    } else {
+      stream.ack(entry.id());
+      listener.settled(
+          entry.id(),
+          outcome instanceof Outcome.Created ? Result.CREATED : Result.REPEATED,
+          String.valueOf(outcome.resultOrThrow()));
+    }
     return true;
+  }
+
+  /** Runs the receipt step, or returns null if the intent must be registered and is not. */
+  private Outcome<T> apply(StreamMessage message) throws Exception {
+    if (requireRegistered && once.intents().find(message.key()).isEmpty()) {
+      return null;
+    }
+    return once.receipts()
+        .execute(
+            message.key(),
+            message.operation(),
+            message.arguments(),
+            resultType,
+            c -> effect.apply(c, message));
   }
 
   private void reject(Replies.Entry entry, String reason) {
@@ -326,7 +330,11 @@ public final class RedisWorker<T> implements AutoCloseable {
     listener.settled(id, result, reason);
   }
 
-  private static String describe(Outcome<?> o) {
+  /** Returns why an outcome is refused, or null for a created or repeated one. */
+  private static String refusal(Outcome<?> o) {
+    if (o instanceof Outcome.Created || o instanceof Outcome.Repeated) {
+      return null;
+    }
     if (o instanceof Outcome.Conflict<?> c) {
       return "the message does not match the registered intent "
           + c.key()
