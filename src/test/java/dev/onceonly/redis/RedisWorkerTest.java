@@ -270,6 +270,52 @@ class RedisWorkerTest {
   }
 
   @Test
+  void aStreamLostWithItsGroupIsRecreatedAndItsIntentsReconciled() {
+    List<ReportJob> jobs = ReportPipeline.jobs(8L, 6);
+    RedisProducer producer = RedisProducer.of(once.intents(), stream);
+    Queue<Recorder.Event> events = Recorder.events();
+    try (RedisWorker<Report> worker =
+        RedisReports.worker(stream, once, "c1").listener(new Recorder("c1", events)).build()) {
+      worker.start();
+      jobs.subList(0, 3).forEach(j -> producer.publish(j.key(), Reports.OPERATION, j.arguments()));
+      Eventually.await(WAIT, "the first three reported", () -> events.size() == 3);
+      // Redis loses the stream and its group (no persistence, a flush): the worker's next read
+      // fails with NOGROUP; its recovery creates the group again.
+      client.sendCommand(Protocol.Command.DEL, stream.name());
+      for (ReportJob j : jobs.subList(3, 6)) {
+        once.intents().register(j.key(), Reports.OPERATION, j.arguments());
+      }
+      assertThat(RedisReports.reconcile(once, stream).published()).isEqualTo(3);
+      Eventually.await(
+          WAIT, "the reconciled three reported", () -> once.intents().pending(10).isEmpty());
+    }
+    assertThat(stream.pendingCount()).isZero();
+    once.close();
+    assertThat(ReportPipeline.audit(file).reports()).hasSize(6);
+  }
+
+  @Test
+  void buildersRefuseBadSettings() {
+    assertThatThrownBy(() -> RedisStream.builder(client, "no spaces"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RedisStream.builder(client, "s").group(""))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RedisStream.builder(client, "s").maxLength(-1))
+        .isInstanceOf(IllegalArgumentException.class);
+    RedisWorker.Builder<Report> b = RedisReports.worker(stream, once, "c1");
+    assertThatThrownBy(() -> b.maxDeliveries(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.batchSize(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.claimIdle(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.consumer("")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.reconnectBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class);
+    RedisWorker<Report> worker = b.build().start();
+    assertThatThrownBy(worker::start).isInstanceOf(IllegalStateException.class);
+    worker.close();
+  }
+
+  @Test
   void theStreamIsTrimmedToAboutItsMaximumLength() {
     RedisStream bounded = RedisStream.builder(client, stream.name() + "-b").maxLength(100).build();
     ReportJob job = ReportPipeline.jobs(5L, 1).get(0);
