@@ -85,20 +85,8 @@ class RedisWorkerTest {
     assertThat(other.published()).isFalse();
     assertThat(RedisReports.length(client, stream)).isEqualTo(2);
 
-    Queue<Recorder.Event> events = Recorder.events();
-    try (RedisWorker<Report> worker =
-        RedisReports.worker(stream, once, "c1").listener(new Recorder("c1", events)).build()) {
-      worker.start();
-      Eventually.await(WAIT, "both entries settled", () -> events.size() == 2);
-    }
-    assertThat(events)
-        .extracting(Recorder.Event::result)
-        .containsExactly(Result.CREATED, Result.REPEATED);
-    assertThat(stream.pendingCount()).isZero();
-    once.close();
-    Audit audit = ReportPipeline.audit(file);
-    assertThat(audit.reports()).hasSize(1);
-    assertThat(audit.receipts()).isEqualTo(1);
+    assertTwoCopiesAppliedOnce();
+    assertThat(ReportPipeline.audit(file).receipts()).isEqualTo(1);
   }
 
   @Test
@@ -118,18 +106,7 @@ class RedisWorkerTest {
           .isInstanceOf(Registration.AlreadyRegistered.class);
       assertThat(RedisReports.length(client, stream)).isEqualTo(2);
     }
-    Queue<Recorder.Event> events = Recorder.events();
-    try (RedisWorker<Report> worker =
-        RedisReports.worker(stream, once, "c1").listener(new Recorder("c1", events)).build()) {
-      worker.start();
-      Eventually.await(WAIT, "both entries settled", () -> events.size() == 2);
-    }
-    assertThat(events)
-        .extracting(Recorder.Event::result)
-        .containsExactly(Result.CREATED, Result.REPEATED);
-    assertThat(stream.pendingCount()).isZero();
-    once.close();
-    assertThat(ReportPipeline.audit(file).reports()).hasSize(1);
+    assertTwoCopiesAppliedOnce();
   }
 
   @Test
@@ -221,12 +198,7 @@ class RedisWorkerTest {
             client,
             stream,
             List.of(HostileEntries.utf8("anexo"), HostileEntries.utf8("x".repeat(20_000))));
-    Queue<Recorder.Event> events = Recorder.events();
-    try (RedisWorker<Report> worker =
-        RedisReports.worker(stream, once, "c1").listener(new Recorder("c1", events)).build()) {
-      worker.start();
-      Eventually.await(WAIT, "both rejected", () -> events.size() == 2);
-    }
+    assertThat(settle(2)).containsOnly(Result.REJECTED);
     assertThat(stream.pendingCount()).isZero();
     assertThat(once.rejections().list(10))
         .extracting(Rejection::deliveryId)
@@ -323,5 +295,24 @@ class RedisWorkerTest {
       bounded.add(new StreamMessage(job.key(), Reports.OPERATION, job.arguments()));
     }
     assertThat(RedisReports.length(client, bounded)).isBetween(100L, 200L);
+  }
+
+  /** Runs a worker until {@code count} entries are settled; returns what became of them. */
+  private List<Result> settle(int count) {
+    Queue<Recorder.Event> events = Recorder.events();
+    try (RedisWorker<Report> worker =
+        RedisReports.worker(stream, once, "c1").listener(new Recorder("c1", events)).build()) {
+      worker.start();
+      Eventually.await(WAIT, count + " entries settled", () -> events.size() >= count);
+    }
+    return events.stream().map(Recorder.Event::result).toList();
+  }
+
+  /** The stream's two copies of one intent: the first created its report, the second repeated. */
+  private void assertTwoCopiesAppliedOnce() {
+    assertThat(settle(2)).containsExactly(Result.CREATED, Result.REPEATED);
+    assertThat(stream.pendingCount()).isZero();
+    once.close();
+    assertThat(ReportPipeline.audit(file).reports()).hasSize(1);
   }
 }
