@@ -1,0 +1,63 @@
+package dev.onceonly.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onceonly.IntentKey;
+import dev.onceonly.OnceOnly;
+import dev.onceonly.Reconciler;
+import dev.onceonly.pipeline.ReportPipeline;
+import dev.onceonly.testing.Eventually;
+import dev.onceonly.testing.Reports.Report;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * The example of README.md's "Redis Streams" section, compiled and run (on the embedded server's
+ * port instead of 6379), so that the README cannot drift away from the API.
+ */
+class ReadmeRedisExampleTest {
+  @TempDir Path dir;
+
+  static Report insertReport(Connection tx, StreamMessage message) throws Exception {
+    return RedisReports.EFFECT.apply(tx, message);
+  }
+
+  @Test
+  void theReadmeExampleRuns() throws Exception {
+    try (EmbeddedRedis redis = EmbeddedRedis.start(Files.createDirectories(dir.resolve("redis")));
+        OnceOnly once = ReportPipeline.open(dir.resolve("app.db"))) {
+      IntentKey key = IntentKey.of("taller", "lote-A");
+      JsonNode arguments = RedisReports.muestras(List.of(10, 20, 30));
+      RedisClient client = RedisClient.create("localhost", redis.port());
+      RedisWorker<Report> worker;
+      // ---- README.md, Redis Streams ----
+      RedisStream stream = RedisStream.builder(client, "reports").build();
+      RedisProducer.of(once.intents(), stream).publish(key, "make_report", arguments);
+      worker =
+          RedisWorker.builder(
+                  stream, once, Report.class, (tx, message) -> insertReport(tx, message))
+              .consumer("worker-1")
+              .build()
+              .start();
+      Reconciler.of(once.intents(), stream.publisher()).reconcile();
+      // ---- end of the README's example ----
+      try {
+        Eventually.await(
+            Duration.ofSeconds(20),
+            "the report written",
+            () -> once.intents().pending(10).isEmpty() && stream.pendingCount() == 0);
+      } finally {
+        worker.close();
+        client.close();
+      }
+      assertThat(once.receipts().find(key).orElseThrow().resultJson()).contains("\"media\":20.0");
+    }
+  }
+}
