@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.embedded.RedisServer;
 
@@ -59,6 +60,27 @@ final class EmbeddedRedis implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Kills the server with SIGKILL, as a crash would: no shutdown, no final write of its files; only
+   * what {@code appendfsync always} put on disk survives.
+   */
+  void kill() {
+    long pid;
+    try (RedisClient c = client()) {
+      String info = Replies.text(c.sendCommand(Protocol.Command.INFO, "server"));
+      pid =
+          info.lines()
+              .filter(l -> l.startsWith("process_id:"))
+              .map(l -> Long.parseLong(l.substring("process_id:".length()).trim()))
+              .findFirst()
+              .orElseThrow();
+    }
+    ProcessHandle process = ProcessHandle.of(pid).orElseThrow();
+    process.destroyForcibly();
+    process.onExit().join();
+    stop(); // the library's own bookkeeping; the process is already gone
   }
 
   /** Starts the server again on the same port, reloading the append-only file. */

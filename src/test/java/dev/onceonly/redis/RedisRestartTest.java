@@ -27,9 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.RedisClient;
 
 /**
- * Redis stopped and started again (append-only file on, synced at every write) in the middle of a
- * run, while a producer publishes and two consumers apply: the producer publishes again what
- * failed, the workers reconnect with backoff, and afterwards every job has exactly one report,
+ * Redis killed (SIGKILL) and started again (append-only file on, synced at every write) in the
+ * middle of a run, while a producer publishes and two consumers apply: the producer publishes again
+ * what failed, the workers reconnect with backoff, and afterwards every job has exactly one report,
  * nothing is pending and the reconciler finds nothing left to publish.
  */
 class RedisRestartTest {
@@ -39,7 +39,7 @@ class RedisRestartTest {
   @TempDir Path dir;
 
   @Test
-  void noReportIsLostOrDuplicatedWhenRedisRestartsMidRun() throws Exception {
+  void noReportIsLostOrDuplicatedWhenRedisIsKilledAndRestartedMidRun() throws Exception {
     Path file = dir.resolve("informes.db");
     Path redisDir = dir.resolve("redis");
     java.nio.file.Files.createDirectories(redisDir);
@@ -89,7 +89,7 @@ class RedisRestartTest {
               });
       try {
         assertThat(halfway.await(DRAIN.toSeconds(), TimeUnit.SECONDS)).isTrue();
-        redis.stop();
+        redis.kill();
         assertThat(disconnected.await(DRAIN.toSeconds(), TimeUnit.SECONDS))
             .as("both workers saw Redis go")
             .isTrue();
