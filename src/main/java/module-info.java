@@ -8,9 +8,16 @@ module dev.onceonly {
   requires transitive com.fasterxml.jackson.databind;
   requires com.fasterxml.jackson.core;
   requires org.xerial.sqlitejdbc;
+  requires static info.picocli;
 
   exports dev.onceonly;
   exports dev.onceonly.external;
   exports dev.onceonly.queue;
   exports dev.onceonly.sql;
+
+  // The command-line tool is not API: picocli reads its commands and Jackson its records.
+  opens dev.onceonly.cli to
+      info.picocli;
+  opens dev.onceonly.cli.demo to
+      com.fasterxml.jackson.databind;
 }
