@@ -66,6 +66,14 @@ public final class Main implements Runnable {
           line.getErr().flush();
           return exitCode(ex);
         });
+    cl.setParameterExceptionHandler(
+        (ex, argv) -> {
+          CommandLine at = ex.getCommandLine();
+          at.getErr().println("onceonly: " + Target.firstLine(ex.getMessage()));
+          at.getErr().println("try: " + at.getCommandSpec().qualifiedName() + " --help");
+          at.getErr().flush();
+          return CliException.USAGE;
+        });
     int status = cl.execute(args);
     o.flush();
     e.flush();

@@ -71,8 +71,9 @@ final class Target {
     return db != null ? db.toString() : redact(jdbcUrl);
   }
 
+  /** Whether timestamps are SQLite's epoch millis rather than {@code timestamptz}. */
   boolean isSqlite() {
-    return db != null;
+    return db != null || jdbcUrl.startsWith("jdbc:sqlite:");
   }
 
   private void checkOne() {
