@@ -45,6 +45,29 @@ final class Commands {
 
   private Commands() {}
 
+  /** A command that only groups subcommands: alone, it prints its usage. */
+  abstract static class Group implements Runnable {
+    @Spec CommandSpec spec;
+
+    @Override
+    public void run() {
+      spec.commandLine().usage(spec.commandLine().getOut());
+    }
+  }
+
+  /** The SCOPE and KEY parameters that name one intent. */
+  static final class KeyArgs {
+    @Parameters(index = "0", paramLabel = "SCOPE", description = "the intent's scope")
+    String scope;
+
+    @Parameters(index = "1", paramLabel = "KEY", description = "the intent's key")
+    String key;
+
+    IntentKey key() {
+      return IntentKey.of(scope, key);
+    }
+  }
+
   /** What every operator command shares: the target, {@code --json}, and the output. */
   abstract static class Base implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -273,26 +296,16 @@ final class Commands {
   }
 
   @Command(name = "receipts", description = "Looks up receipts.", subcommands = Receipts.Show.class)
-  static final class Receipts implements Runnable {
-    @Spec CommandSpec spec;
-
-    @Override
-    public void run() {
-      spec.commandLine().usage(spec.commandLine().getOut());
-    }
+  static final class Receipts extends Group {
 
     @Command(name = "show", description = "Shows the receipt of one intent.")
     static final class Show extends Base {
-      @Parameters(index = "0", paramLabel = "SCOPE", description = "the intent's scope")
-      String scope;
-
-      @Parameters(index = "1", paramLabel = "KEY", description = "the intent's key")
-      String key;
+      @Mixin KeyArgs intent;
 
       @Override
       public Integer call() {
         try (OnceOnly once = target.open()) {
-          IntentKey k = IntentKey.of(scope, key);
+          IntentKey k = intent.key();
           Receipt r =
               once.receipts()
                   .find(k)
@@ -321,13 +334,7 @@ final class Commands {
       name = "dead-letters",
       description = "Lists or requeues dead letters.",
       subcommands = {DeadLetters.ListCommand.class, DeadLetters.Requeue.class})
-  static final class DeadLetters implements Runnable {
-    @Spec CommandSpec spec;
-
-    @Override
-    public void run() {
-      spec.commandLine().usage(spec.commandLine().getOut());
-    }
+  static final class DeadLetters extends Group {
 
     @Command(name = "list", description = "Lists dead letters, newest first.")
     static final class ListCommand extends Base {
@@ -388,7 +395,12 @@ final class Commands {
         try (OnceOnly once = target.open()) {
           if (!once.queue().requeue(queue, key)) {
             throw new CliException(
-                CliException.NOT_FOUND, "no dead letter " + key + " in queue " + queue);
+                CliException.NOT_FOUND,
+                "no dead letter "
+                    + key
+                    + " in queue "
+                    + queue
+                    + " (or its key is in use in the queue again); nothing changed");
           }
           Map<String, Object> doc = Map.of("queue", queue, "key", key, "requeued", true);
           Table t = new Table("queue", "key", "requeued").add(queue, key, true);
@@ -403,13 +415,7 @@ final class Commands {
       name = "unknown",
       description = "Lists or resolves external effects whose outcome is unknown.",
       subcommands = {Unknown.ListCommand.class, Unknown.Resolve.class})
-  static final class Unknown implements Runnable {
-    @Spec CommandSpec spec;
-
-    @Override
-    public void run() {
-      spec.commandLine().usage(spec.commandLine().getOut());
-    }
+  static final class Unknown extends Group {
 
     @Command(
         name = "list",
@@ -459,11 +465,7 @@ final class Commands {
             "Settles an unknown effect after checking the provider: --done (with its result) or"
                 + " --not-done (a new attempt may run, with the same downstream key).")
     static final class Resolve extends Base {
-      @Parameters(index = "0", paramLabel = "SCOPE", description = "the intent's scope")
-      String scope;
-
-      @Parameters(index = "1", paramLabel = "KEY", description = "the intent's key")
-      String key;
+      @Mixin KeyArgs intent;
 
       @Option(names = "--done", description = "the effect happened at the provider")
       boolean done;
@@ -486,7 +488,7 @@ final class Commands {
           throw new CliException(CliException.USAGE, "--result goes with --done only");
         }
         JsonNode value = result == null ? null : tree(result);
-        IntentKey k = IntentKey.of(scope, key);
+        IntentKey k = intent.key();
         try (OnceOnly once = target.open()) {
           Optional<ClaimState> state =
               done
@@ -498,10 +500,10 @@ final class Commands {
                 "no unknown external effect for " + k + "; nothing changed");
           }
           Map<String, Object> doc = new LinkedHashMap<>();
-          doc.put("scope", scope);
-          doc.put("key", key);
+          doc.put("scope", k.scope());
+          doc.put("key", k.key());
           doc.put("state", state.get().name());
-          print(doc, null, new Table("scope", "key", "state").add(scope, key, state.get()));
+          print(doc, null, new Table("scope", "key", "state").add(k.scope(), k.key(), state.get()));
           return 0;
         }
       }

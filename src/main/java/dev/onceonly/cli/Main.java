@@ -1,5 +1,6 @@
 package dev.onceonly.cli;
 
+import dev.onceonly.InvalidRequestException;
 import dev.onceonly.OnceOnlyException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -14,8 +15,9 @@ import picocli.CommandLine.Spec;
  * what needs a person (dead letters, unknown external effects, retention).
  *
  * <p>Every command prints one line to stderr and exits with a non-zero status on failure, without a
- * stack trace: 1 a failed check, 2 a usage error, 3 not found, 4 database unreachable (no driver, a
- * wrong URL), 5 schema missing, older or newer, 6 a store error.
+ * stack trace: 1 a failed check, 2 a usage error (a scope or key that is not valid too), 3 not
+ * found, 4 database unreachable (no driver, a wrong URL), 5 schema missing, older or newer, 6 a
+ * store error.
  */
 @Command(
     name = "onceonly",
@@ -91,7 +93,7 @@ public final class Main implements Runnable {
     if (ex instanceof CliException c) {
       return c.exitCode();
     }
-    if (ex instanceof IllegalArgumentException) {
+    if (ex instanceof IllegalArgumentException || ex instanceof InvalidRequestException) {
       return CliException.USAGE;
     }
     return CliException.STORE;

@@ -143,7 +143,7 @@ class CommandsTest {
     assertThat(missing.status()).isEqualTo(3);
     assertThat(missing.err()).isEqualTo("onceonly: no receipt for u-1/nope\n");
     CliRun bad = CliRun.of("receipts", "show", "u 1", "k", "--db", db());
-    assertThat(bad.status()).isEqualTo(6);
+    assertThat(bad.status()).isEqualTo(2);
     assertThat(bad.err()).startsWith("onceonly: ").doesNotContain("\tat ");
   }
 
@@ -162,7 +162,9 @@ class CommandsTest {
 
     CliRun again = CliRun.of("dead-letters", "requeue", "mail", "m-1", "--db", db());
     assertThat(again.status()).isEqualTo(3);
-    assertThat(again.err()).isEqualTo("onceonly: no dead letter m-1 in queue mail\n");
+    assertThat(again.err())
+        .startsWith("onceonly: no dead letter m-1 in queue mail")
+        .hasLineCount(1);
   }
 
   @Test

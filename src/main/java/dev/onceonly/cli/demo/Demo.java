@@ -47,7 +47,7 @@ import java.util.stream.Collectors;
  */
 public final class Demo {
   /** The scope of the ticket case: the signed-in user. */
-  public static final String TICKET_SCOPE = "cliente-7";
+  public static final String TICKET_SCOPE = "u-1";
 
   /** The ticket case's request key, the same on every retry. */
   public static final IntentKey TICKET_KEY = IntentKey.of(TICKET_SCOPE, "op-17");
@@ -297,12 +297,12 @@ public final class Demo {
   /** Seed 003: a ticket whose response is lost, the retry, then other content under its key. */
   private void tickets() throws SQLException {
     say("seed 003, the ticket: key %s", TICKET_KEY);
-    Map<String, String> subject = Map.of("subject", "No puedo iniciar sesión");
+    Map<String, String> subject = Map.of("subject", "Investigar fallo de API");
     Outcome<Ticket> first = ticket(subject);
     say("  request: %s ticket %d; the response is lost", name(first), id(first));
     Outcome<Ticket> retry = ticket(subject);
     say("  retry with the same key: %s ticket %d, nothing ran again", name(retry), id(retry));
-    Outcome<Ticket> other = ticket(Map.of("subject", "Quiero cambiar mi correo"));
+    Outcome<Ticket> other = ticket(Map.of("subject", "Otro problema"));
     say("  same key, other subject: %s, nothing written", name(other));
   }
 
