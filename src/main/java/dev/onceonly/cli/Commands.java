@@ -150,48 +150,43 @@ final class Commands {
             "receipts",
             "tombstone",
             count(c, "SELECT COUNT(*) FROM " + receipts + " WHERE result IS NULL", null));
-        long dead = 0;
-        for (Map.Entry<String, Long> e :
+        String messages = target.table("messages");
+        String byQueue = " GROUP BY queue ORDER BY queue";
+        addGroups(
+            counts,
+            "messages",
+            ": due",
             grouped(
-                    c,
-                    "SELECT queue, COUNT(*) FROM "
-                        + target.table("messages")
-                        + " WHERE deliver_at <= ? GROUP BY queue ORDER BY queue",
-                    now)
-                .entrySet()) {
-          counts.add("messages", e.getKey() + ": due", e.getValue());
-        }
-        for (Map.Entry<String, Long> e :
+                c,
+                "SELECT queue, COUNT(*) FROM " + messages + " WHERE deliver_at <= ?" + byQueue,
+                now));
+        addGroups(
+            counts,
+            "messages",
+            ": leased or later",
             grouped(
+                c,
+                "SELECT queue, COUNT(*) FROM " + messages + " WHERE deliver_at > ?" + byQueue,
+                now));
+        long dead =
+            addGroups(
+                counts,
+                "dead_letters",
+                "",
+                grouped(
                     c,
-                    "SELECT queue, COUNT(*) FROM "
-                        + target.table("messages")
-                        + " WHERE deliver_at > ? GROUP BY queue ORDER BY queue",
-                    now)
-                .entrySet()) {
-          counts.add("messages", e.getKey() + ": leased or later", e.getValue());
-        }
-        for (Map.Entry<String, Long> e :
+                    "SELECT queue, COUNT(*) FROM " + target.table("dead_letters") + byQueue,
+                    null));
+        addGroups(
+            counts,
+            "claims",
+            "",
             grouped(
-                    c,
-                    "SELECT queue, COUNT(*) FROM "
-                        + target.table("dead_letters")
-                        + " GROUP BY queue ORDER BY queue",
-                    null)
-                .entrySet()) {
-          counts.add("dead_letters", e.getKey(), e.getValue());
-          dead += e.getValue();
-        }
-        for (Map.Entry<String, Long> e :
-            grouped(
-                    c,
-                    "SELECT state, COUNT(*) FROM "
-                        + target.table("claims")
-                        + " GROUP BY state ORDER BY state",
-                    null)
-                .entrySet()) {
-          counts.add("claims", e.getKey(), e.getValue());
-        }
+                c,
+                "SELECT state, COUNT(*) FROM "
+                    + target.table("claims")
+                    + " GROUP BY state ORDER BY state",
+                null));
         counts.add(
             "rejections",
             "kept",
@@ -219,6 +214,20 @@ final class Commands {
       } catch (SQLException e) {
         throw store(e);
       }
+    }
+
+    /** Adds one row per group, or one zero row when the table has none. */
+    private static long addGroups(
+        Table counts, String table, String suffix, Map<String, Long> groups) {
+      if (groups.isEmpty()) {
+        counts.add(table, suffix.isEmpty() ? "none" : "any queue" + suffix, 0L);
+      }
+      long total = 0;
+      for (Map.Entry<String, Long> e : groups.entrySet()) {
+        counts.add(table, e.getKey() + suffix, e.getValue());
+        total += e.getValue();
+      }
+      return total;
     }
 
     private Instant oldestPending(Connection c, String intents, String receipts)

@@ -231,6 +231,11 @@ class CommandsTest {
     assertThat(created.out()).contains("from version 0 to 3");
     assertThat(CliRun.of("migrate", "--db", fresh.toString()).out())
         .contains("is up to date (version 3)");
+    assertThat(CliRun.of("status", "--db", fresh.toString()).out())
+        .containsPattern("(?m)^messages +any queue: due +0$")
+        .containsPattern("(?m)^dead_letters +none +0$")
+        .containsPattern("(?m)^claims +none +0$")
+        .contains("oldest pending intent: none");
 
     execute(fresh, "DELETE FROM onceonly_schema_version WHERE version = 3");
     CliRun older = CliRun.of("status", "--db", fresh.toString());

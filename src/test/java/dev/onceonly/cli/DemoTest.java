@@ -84,6 +84,18 @@ class DemoTest {
   }
 
   @Test
+  void runsThroughAJdbcUrlAsWell() throws Exception {
+    Path file = dir.resolve("url.db");
+    CliRun run = CliRun.of("demo", "--jdbc-url", "jdbc:sqlite:" + file, "--jobs", "50");
+    assertThat(run.status()).as("%s", run).isZero();
+    assertThat(run.lastLine()).endsWith(" OK");
+    try (Connection c = connect(file)) {
+      assertThat(count(c, "SELECT COUNT(DISTINCT job_id) FROM reports")).isEqualTo(50);
+      assertThat(count(c, "SELECT COUNT(*) FROM reports")).isEqualTo(50);
+    }
+  }
+
+  @Test
   void redisAndAMissingDriverFailClearly() {
     CliRun redis = CliRun.of("demo", "--db", dir.resolve("r.db").toString(), "--redis", "h:1");
     assertThat(redis.status()).isEqualTo(4);
