@@ -604,9 +604,7 @@ final class Commands {
       } catch (SQLException e) {
         throw store(e);
       }
-      try (OnceOnly once = target.openStore(OnceOnly.builder())) {
-        // opening applies the migrations
-      }
+      target.openStore(OnceOnly.builder()).close(); // opening applies the migrations
       int after = Migrator.latestVersion();
       Map<String, Object> doc = new LinkedHashMap<>();
       doc.put("database", target.describe());

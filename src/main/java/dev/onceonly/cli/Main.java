@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
  *
  * <p>Every command prints one line to stderr and exits with a non-zero status on failure, without a
  * stack trace: 1 a failed check, 2 a usage error (a scope or key that is not valid too), 3 not
- * found, 4 database unreachable (no driver, a wrong URL), 5 schema missing, older or newer, 6 a
- * store error.
+ * found, 4 database unreachable (no driver, a wrong URL) or picocli missing, 5 schema missing,
+ * older or newer, 6 a store error.
  */
 @Command(
     name = "onceonly",
@@ -45,6 +45,14 @@ public final class Main implements Runnable {
    * @param args the command line
    */
   public static void main(String[] args) {
+    try {
+      Class.forName("picocli.CommandLine", false, Main.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      System.err.println(
+          "onceonly: picocli is missing (an optional dependency of the library): put"
+              + " info.picocli:picocli on the class path, or run target/onceonly-cli.jar");
+      System.exit(CliException.UNREACHABLE);
+    }
     System.exit(run(args, System.out, System.err));
   }
 

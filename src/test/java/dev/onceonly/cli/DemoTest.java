@@ -43,7 +43,7 @@ class DemoTest {
     CliRun first = CliRun.of(demo);
     assertThat(first.status()).as("%s", first).isZero();
     assertThat(first.out())
-        .contains("died before the commit: rolled back, lease abandoned")
+        .contains("died before the commit: rolled back, delivery abandoned")
         .contains("taller/lote-000 came back (attempt 2) and is created")
         .contains("reconciler: 3 intents without a receipt, 3 published again")
         .contains("request: Created ticket 1")
@@ -58,7 +58,7 @@ class DemoTest {
     CliRun second = CliRun.of(demo);
     assertThat(second.status()).as("%s", second).isZero();
     assertThat(second.out())
-        .contains("already done: answered from its receipt")
+        .contains("took lote-000, already done: Repeated, acknowledged")
         .contains("request: Repeated ticket 1");
     Map<String, Long> two = summary(second);
     assertRows(file, two, 8);

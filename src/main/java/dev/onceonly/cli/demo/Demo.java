@@ -1,5 +1,6 @@
 package dev.onceonly.cli.demo;
 
+import dev.onceonly.Effect;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
@@ -12,12 +13,10 @@ import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.IntentMessage;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.SendResult;
-import dev.onceonly.queue.Worker;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -55,6 +54,7 @@ public final class Demo {
   private static final Duration DRAIN = Duration.ofSeconds(120);
 
   private final OnceOnly once;
+  private final Transport transport;
   private final Rows rows;
   private final PrintStream out;
   private final Settings settings;
@@ -104,15 +104,16 @@ public final class Demo {
     Connection open() throws SQLException;
   }
 
-  private Demo(OnceOnly once, Rows rows, PrintStream out, Settings settings) {
+  private Demo(OnceOnly once, Transport transport, Rows rows, PrintStream out, Settings settings) {
     this.once = Objects.requireNonNull(once, "once");
+    this.transport = Objects.requireNonNull(transport, "transport");
     this.rows = Objects.requireNonNull(rows, "rows");
     this.out = Objects.requireNonNull(out, "out");
     this.settings = Objects.requireNonNull(settings, "settings");
   }
 
   /**
-   * Runs the demo and counts the rows afterwards.
+   * Runs the demo on the store's SQL job queue and counts the rows afterwards.
    *
    * @param once a store opened with {@link ReportPipeline#builder()} and the default table prefix
    * @param rows connections to the same database
@@ -123,7 +124,24 @@ public final class Demo {
    */
   public static Summary run(OnceOnly once, Rows rows, PrintStream out, Settings settings)
       throws SQLException {
-    return new Demo(once, rows, out, settings).run();
+    return run(once, new SqlQueueTransport(once), rows, out, settings);
+  }
+
+  /**
+   * Runs the demo over a transport and counts the rows afterwards.
+   *
+   * @param once a store opened with {@link ReportPipeline#builder()} and the default table prefix
+   * @param transport what carries the jobs to the workers
+   * @param rows connections to the same database
+   * @param out where progress goes
+   * @param settings how to run
+   * @return the summary, counted from the rows
+   * @throws SQLException if the database fails
+   */
+  public static Summary run(
+      OnceOnly once, Transport transport, Rows rows, PrintStream out, Settings settings)
+      throws SQLException {
+    return new Demo(once, transport, rows, out, settings).run();
   }
 
   private Summary run() throws SQLException {
@@ -148,126 +166,114 @@ public final class Demo {
             .map(ReportJob::jobId)
             .filter(id -> Integer.parseInt(id.substring(5)) % 20 == 7)
             .collect(Collectors.toSet());
-    say("seed 000, the workshop: %d quality-sample report jobs", jobs.size());
-    Production p = ReportPipeline.produce(once, jobs, j -> unpublished.contains(j.jobId()));
+    say(
+        "seed 000, the workshop: %d quality-sample report jobs over %s",
+        jobs.size(), transport.describe());
+    Production p =
+        ReportPipeline.produce(
+            once, jobs, j -> unpublished.contains(j.jobId()), transport::publish);
     say(
         "  producer: %d intents registered now, %d already registered; %d messages sent;"
             + " died before publishing %d",
         p.registered(), p.alreadyRegistered(), p.sent(), p.crashed().size());
-    SendResult again = ReportPipeline.publish(once.queue(), jobs.get(0));
-    say(
-        "  duplicate publish of %s (its reply was lost): %s, the queue keeps one message",
-        jobs.get(0).jobId(), again.status());
+    SendResult again = transport.publish(jobs.get(0));
+    say("  duplicate publish of %s (its reply was lost): %s", jobs.get(0).jobId(), again.status());
     List<Message> hostile = ReportPipeline.hostileMessages(jobs.get(13));
-    once.queue().sendAll(hostile);
+    transport.inject(hostile);
     say(
         "  injected %d hostile messages: a tampered %s, a bad envelope, bad samples, an"
             + " unregistered job",
         hostile.size(), jobs.get(13).jobId());
     crashOne();
 
-    List<Worker> workers = new ArrayList<>();
+    Transport.Workers workers =
+        transport.startWorkers(settings.workers(), settings.lease(), this::listener);
     try {
-      for (int i = 1; i <= settings.workers(); i++) {
-        workers.add(worker("worker-" + i).start());
-      }
-      say("  %d workers started, two threads each, lease %s", workers.size(), settings.lease());
+      say("  %d workers started, two threads each, lease %s", settings.workers(), settings.lease());
       drain("the first pass");
       ReportJob done = jobs.get(42);
-      ReportPipeline.publish(once.queue(), done);
+      transport.publish(done);
       say("  %s published again after it was done", done.jobId());
       drain("the late duplicate");
-      Reconciler.Report r = ReportPipeline.reconcile(once);
+      Reconciler.Report r = Reconciler.of(once.intents(), transport.publisher()).reconcile();
       say(
           "  reconciler: %d intents without a receipt, %d published again",
           r.examined(), r.published());
       drain("the reconciled intents");
     } finally {
-      workers.forEach(Worker::close);
+      workers.close();
     }
   }
 
   /**
    * A worker takes one message, inserts its report row and crashes before the commit: the
-   * transaction rolls back and the lease is left to run out.
+   * transaction rolls back and the delivery is left to come back.
    */
   private void crashOne() throws SQLException {
-    List<Delivery> taken = once.queue().receive(ReportPipeline.QUEUE, 1, settings.crashLease());
-    if (taken.isEmpty()) {
-      return;
-    }
-    Delivery d = taken.get(0);
-    IntentMessage m = IntentMessage.decode(d.payload());
     try {
-      once.queue()
-          .complete(
-              d.lease(),
-              tx ->
-                  once.receipts()
-                      .execute(
-                          tx,
-                          m.key(),
-                          m.operation(),
-                          m.arguments(),
-                          Report.class,
-                          c -> {
-                            ReportHandler.insertReport(c, m.key(), m.arguments());
-                            throw new Crash();
-                          }));
-      repeated.incrementAndGet(); // the effect did not run: the receipt answered, no crash
-      say(
-          "  worker-crash: took %s, already done: answered from its receipt and acknowledged",
-          m.key().key());
+      String answer = transport.crashOne(settings.crashLease(), this::crashingStep);
+      if (!answer.isEmpty()) {
+        repeated.incrementAndGet(); // the effect did not run: the receipt answered, no crash
+        say("  worker-crash: %s", answer);
+      }
     } catch (Crash e) {
       say(
           "  worker-crash: took %s, inserted its report row and died before the commit:"
-              + " rolled back, lease abandoned (%s)",
-          m.key().key(), settings.crashLease());
+              + " rolled back, delivery abandoned (back after %s)",
+          e.key, settings.crashLease());
     }
+  }
+
+  private String crashingStep(Connection tx, IntentMessage m) throws SQLException {
+    Effect<Report, SQLException> effect =
+        c -> {
+          ReportHandler.insertReport(c, m.key(), m.arguments());
+          throw new Crash(m.key().key());
+        };
+    Outcome<Report> o =
+        tx == null
+            ? once.receipts().execute(m.key(), m.operation(), m.arguments(), Report.class, effect)
+            : once.receipts()
+                .execute(tx, m.key(), m.operation(), m.arguments(), Report.class, effect);
+    return "took " + m.key().key() + ", already done: " + name(o) + ", acknowledged";
   }
 
   /** The simulated death of a worker inside its effect. */
   private static final class Crash extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    Crash() {
+    private final String key;
+
+    Crash(String key) {
       super("worker crashed inside its effect", null, false, false);
+      this.key = key;
     }
   }
 
-  private Worker worker(String name) {
-    ReportHandler.Listener listener =
-        new ReportHandler.Listener() {
-          @Override
-          public void finished(Delivery d, ReportHandler.Result result, String detail) {
-            settled.incrementAndGet();
-            switch (result) {
-              case CREATED -> created.incrementAndGet();
-              case REPEATED -> repeated.incrementAndGet();
-              case REJECTED -> rejected.incrementAndGet();
-              case LEASE_LOST -> {}
-            }
-            if (d.attempt() > 1) {
-              say(
-                  "  %s: %s came back (attempt %d) and is %s",
-                  name, d.key(), d.attempt(), result.name().toLowerCase(Locale.ROOT));
-            }
-          }
-        };
-    return Worker.builder(
-            once.queue(),
-            ReportPipeline.QUEUE,
-            new ReportHandler(once, ReportPipeline.SCOPE, listener))
-        .threads(2)
-        .lease(settings.lease())
-        .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
-        .build();
+  private ReportHandler.Listener listener(String name) {
+    return new ReportHandler.Listener() {
+      @Override
+      public void finished(Delivery d, ReportHandler.Result result, String detail) {
+        settled.incrementAndGet();
+        switch (result) {
+          case CREATED -> created.incrementAndGet();
+          case REPEATED -> repeated.incrementAndGet();
+          case REJECTED -> rejected.incrementAndGet();
+          case LEASE_LOST -> {}
+        }
+        if (d.attempt() > 1) {
+          say(
+              "  %s: %s came back (attempt %d) and is %s",
+              name, d.key(), d.attempt(), result.name().toLowerCase(Locale.ROOT));
+        }
+      }
+    };
   }
 
   private void drain(String what) {
     long deadline = System.nanoTime() + DRAIN.toNanos();
     long lastShown = -1;
-    while (once.queue().depth(ReportPipeline.QUEUE) > 0) {
+    while (transport.unsettled() > 0) {
       long n = settled.get();
       if (n != lastShown) {
         say(

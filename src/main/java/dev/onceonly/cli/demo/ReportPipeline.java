@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.sqlite.SQLiteConfig;
 
@@ -188,6 +189,24 @@ public final class ReportPipeline {
    */
   public static Production produce(
       OnceOnly once, List<ReportJob> jobs, Predicate<ReportJob> crashBeforePublish) {
+    return produce(once, jobs, crashBeforePublish, job -> publish(once.queue(), job));
+  }
+
+  /**
+   * Seed 000's producer over any transport: as {@link #produce(OnceOnly, List, Predicate)}, with
+   * {@code publisher} publishing each job's message.
+   *
+   * @param once the store where intents are registered
+   * @param jobs the jobs, in order
+   * @param crashBeforePublish which jobs the producer "dies" on after registering them
+   * @param publisher publishes a job's message
+   * @return what happened
+   */
+  public static Production produce(
+      OnceOnly once,
+      List<ReportJob> jobs,
+      Predicate<ReportJob> crashBeforePublish,
+      Function<ReportJob, SendResult> publisher) {
     int registered = 0;
     int already = 0;
     int conflicts = 0;
@@ -209,7 +228,7 @@ public final class ReportPipeline {
         crashed.add(job.jobId());
         continue;
       }
-      SendResult s = publish(once.queue(), job);
+      SendResult s = publisher.apply(job);
       if (s.status() == SendResult.Status.SENT) {
         sent++;
       } else if (s.status() == SendResult.Status.REPEATED) {
