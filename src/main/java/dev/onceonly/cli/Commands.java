@@ -68,6 +68,22 @@ final class Commands {
     }
   }
 
+  /** The {@code --limit} of a listing: 1 to 10,000 rows, 100 by default. */
+  static final class Limit {
+    @Option(
+        names = "--limit",
+        defaultValue = "100",
+        description = "at most this many, 1 to 10,000 (default: ${DEFAULT-VALUE})")
+    int limit;
+
+    int value() {
+      if (limit < 1 || limit > 10_000) {
+        throw new CliException(CliException.USAGE, "--limit must be between 1 and 10,000");
+      }
+      return limit;
+    }
+  }
+
   /** What every operator command shares: the target, {@code --json}, and the output. */
   abstract static class Base implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -91,6 +107,13 @@ final class Commands {
         }
         table.print(out());
       }
+    }
+
+    /** Prints a flat document: as JSON, or one aligned line a field. */
+    void printFields(Map<String, Object> document) {
+      Table t = new Table("field", "value");
+      document.forEach(t::add);
+      print(document, null, t);
     }
 
     void json(Object document) {
@@ -278,17 +301,13 @@ final class Commands {
       name = "pending",
       description = "Lists intents that have no receipt yet, oldest key order.")
   static final class Pending extends Base {
-    @Option(
-        names = "--limit",
-        defaultValue = "100",
-        description = "at most this many (default: ${DEFAULT-VALUE})")
-    int limit;
+    @Mixin Limit limit;
 
     @Override
     public Integer call() {
       Instant now = Instant.now();
       try (OnceOnly once = target.open()) {
-        List<Intent> pending = once.intents().pending(limit);
+        List<Intent> pending = once.intents().pending(limit.value());
         Table t = new Table("scope", "key", "operation", "registered", "age");
         for (Intent i : pending) {
           t.add(
@@ -330,9 +349,7 @@ final class Commands {
           doc.put("createdAt", r.createdAt().toString());
           doc.put("expiresAt", r.expiresAt().toString());
           doc.put("forgetAt", r.forgetAt().toString());
-          Table t = new Table("field", "value");
-          doc.forEach((name, value) -> t.add(name, value));
-          print(doc, null, t);
+          printFields(doc);
           return 0;
         }
       }
@@ -350,17 +367,10 @@ final class Commands {
       @Option(names = "--queue", paramLabel = "QUEUE", description = "only this queue")
       String queue;
 
-      @Option(
-          names = "--limit",
-          defaultValue = "100",
-          description = "at most this many (default: ${DEFAULT-VALUE})")
-      int limit;
+      @Mixin Limit limit;
 
       @Override
       public Integer call() {
-        if (limit < 1) {
-          throw new CliException(CliException.USAGE, "--limit must be > 0");
-        }
         try (Connection c = target.connectChecked();
             PreparedStatement ps =
                 c.prepareStatement(
@@ -368,7 +378,7 @@ final class Commands {
                         + target.table("dead_letters")
                         + (queue == null ? "" : " WHERE queue = ?")
                         + " ORDER BY dead_at DESC, queue, message_key LIMIT "
-                        + limit)) {
+                        + limit.value())) {
           if (queue != null) {
             ps.setString(1, queue);
           }
@@ -431,16 +441,12 @@ final class Commands {
         description =
             "Lists intents waiting for reconciliation (an expired lease becomes unknown first).")
     static final class ListCommand extends Base {
-      @Option(
-          names = "--limit",
-          defaultValue = "100",
-          description = "at most this many (default: ${DEFAULT-VALUE})")
-      int limit;
+      @Mixin Limit limit;
 
       @Override
       public Integer call() {
         try (OnceOnly once = target.open()) {
-          List<ClaimRecord> unknown = once.externalEffects().unknown(limit);
+          List<ClaimRecord> unknown = once.externalEffects().unknown(limit.value());
           Table t =
               new Table(
                   "scope",
@@ -576,9 +582,7 @@ final class Commands {
       doc.put("receiptsDeleted", deleted);
       doc.put("rejectionsDeleted", rejections);
       doc.put("deadLettersDeleted", deadLetters);
-      Table t = new Table("what", "rows");
-      doc.forEach((name, value) -> t.add(name, value));
-      print(doc, null, t);
+      printFields(doc);
       return 0;
     }
 

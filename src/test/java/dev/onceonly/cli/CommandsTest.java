@@ -311,6 +311,10 @@ class CommandsTest {
     assertThat(prefix.status()).isEqualTo(2);
     assertThat(prefix.err()).startsWith("onceonly: --prefix must be");
 
+    CliRun limit = CliRun.of("pending", "--db", db(), "--limit", "0");
+    assertThat(limit.status()).isEqualTo(2);
+    assertThat(limit.err()).isEqualTo("onceonly: --limit must be between 1 and 10,000\n");
+
     CliRun unknown = CliRun.of("frobnicate");
     assertThat(unknown.status()).isEqualTo(2);
     assertThat(unknown.err()).startsWith("onceonly: Unmatched argument");
