@@ -9,10 +9,17 @@ module dev.onceonly {
   requires com.fasterxml.jackson.core;
   requires org.xerial.sqlitejdbc;
   requires static redis.clients.jedis;
+  requires static info.picocli;
 
   exports dev.onceonly;
   exports dev.onceonly.external;
   exports dev.onceonly.queue;
   exports dev.onceonly.redis;
   exports dev.onceonly.sql;
+
+  // The command-line tool is not API: picocli reads its commands and Jackson its records.
+  opens dev.onceonly.cli to
+      info.picocli;
+  opens dev.onceonly.cli.demo to
+      com.fasterxml.jackson.databind;
 }

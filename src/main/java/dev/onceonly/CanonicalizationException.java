@@ -35,7 +35,10 @@ public final class CanonicalizationException extends OnceOnlyException {
     UNSUPPORTED_VALUE
   }
 
+  /** What is wrong with the input. */
   private final Problem problem;
+
+  /** Where the problem was found, or an empty string for the whole input. */
   private final String position;
 
   /**
@@ -57,12 +60,12 @@ public final class CanonicalizationException extends OnceOnlyException {
     return problem + ": " + detail + at;
   }
 
-  /** Returns the kind of problem. */
+  /** {@return the kind of problem} */
   public Problem problem() {
     return problem;
   }
 
-  /** Returns where the problem was found, or an empty string when it concerns the whole input. */
+  /** {@return where the problem was found, or an empty string when it concerns the whole input} */
   public String position() {
     return position;
   }

@@ -50,12 +50,12 @@ public final class Canonicalizer {
     this.jcs = new Jcs(maxInputBytes, maxDepth, maxStringLength);
   }
 
-  /** Returns a canonicalizer with the default limits. */
+  /** {@return a canonicalizer with the default limits} */
   public static Canonicalizer defaults() {
     return DEFAULTS;
   }
 
-  /** Returns a builder starting from the default limits. */
+  /** {@return a builder starting from the default limits} */
   public static Builder builder() {
     return new Builder();
   }
@@ -148,17 +148,17 @@ public final class Canonicalizer {
         jcs.digestIntent(operation, argumentsJson, Fingerprints.sha256()));
   }
 
-  /** Returns the maximum input size in bytes. */
+  /** {@return the maximum input size in bytes} */
   public int maxInputBytes() {
     return maxInputBytes;
   }
 
-  /** Returns the maximum nesting depth. */
+  /** {@return the maximum nesting depth} */
   public int maxDepth() {
     return maxDepth;
   }
 
-  /** Returns the maximum string length in UTF-16 code units. */
+  /** {@return the maximum string length in UTF-16 code units} */
   public int maxStringLength() {
     return maxStringLength;
   }
@@ -207,7 +207,7 @@ public final class Canonicalizer {
       return this;
     }
 
-    /** Returns a new canonicalizer with these limits. */
+    /** {@return a new canonicalizer with these limits} */
     public Canonicalizer build() {
       return new Canonicalizer(this);
     }

@@ -25,17 +25,17 @@ public final class ConflictException extends OnceOnlyException {
     this.requested = requested;
   }
 
-  /** Returns the intent. */
+  /** {@return the intent} */
   public IntentKey key() {
     return key;
   }
 
-  /** Returns the fingerprint already recorded for the key. */
+  /** {@return the fingerprint already recorded for the key} */
   public Fingerprint stored() {
     return stored;
   }
 
-  /** Returns the fingerprint of the refused request. */
+  /** {@return the fingerprint of the refused request} */
   public Fingerprint requested() {
     return requested;
   }

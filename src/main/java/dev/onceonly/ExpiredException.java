@@ -10,6 +10,8 @@ public final class ExpiredException extends OnceOnlyException {
   private static final long serialVersionUID = 1L;
 
   private final transient IntentKey key;
+
+  /** When the result expired. */
   private final Instant expiredAt;
 
   /**
@@ -24,12 +26,12 @@ public final class ExpiredException extends OnceOnlyException {
     this.expiredAt = expiredAt;
   }
 
-  /** Returns the intent. */
+  /** {@return the intent} */
   public IntentKey key() {
     return key;
   }
 
-  /** Returns when the result expired. */
+  /** {@return when the result expired} */
   public Instant expiredAt() {
     return expiredAt;
   }

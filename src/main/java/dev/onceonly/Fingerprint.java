@@ -19,7 +19,12 @@ public record Fingerprint(String profile, String hex) {
 
   private static final String PROFILE = "[a-z0-9][a-z0-9-]{0,31}";
 
-  /** Validates the profile name and the lowercase hex digest. */
+  /**
+   * Validates the profile name and the lowercase hex digest.
+   *
+   * @param profile the algorithm that produced the digest, for example {@link #JCS_SHA256}
+   * @param hex the digest as lowercase hexadecimal
+   */
   public Fingerprint {
     Objects.requireNonNull(profile, "profile");
     Objects.requireNonNull(hex, "hex");

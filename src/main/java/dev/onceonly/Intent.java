@@ -19,7 +19,15 @@ public record Intent(
     Fingerprint fingerprint,
     JsonNode arguments,
     Instant registeredAt) {
-  /** Refuses nulls. */
+  /**
+   * Refuses nulls.
+   *
+   * @param key the intent's identity
+   * @param operation the operation's name
+   * @param fingerprint the fingerprint of operation and arguments
+   * @param arguments the arguments in canonical form
+   * @param registeredAt when it was registered
+   */
   public Intent {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(operation, "operation");

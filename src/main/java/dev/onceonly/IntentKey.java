@@ -14,7 +14,12 @@ import java.util.Objects;
  * @param key the intent's key inside that scope, for example an idempotency key
  */
 public record IntentKey(String scope, String key) {
-  /** Refuses null components. */
+  /**
+   * Refuses null components.
+   *
+   * @param scope the owner of the intent, for example a user or tenant id
+   * @param key the intent's key inside that scope, for example an idempotency key
+   */
   public IntentKey {
     Objects.requireNonNull(scope, "scope");
     Objects.requireNonNull(key, "key");

@@ -10,6 +10,7 @@ import java.util.Objects;
 public final class InvalidRequestException extends OnceOnlyException {
   private static final long serialVersionUID = 1L;
 
+  /** The field that was refused. */
   private final String field;
 
   /**
@@ -24,7 +25,7 @@ public final class InvalidRequestException extends OnceOnlyException {
     this.field = field;
   }
 
-  /** Returns the refused field. */
+  /** {@return the refused field} */
   public String field() {
     return field;
   }

@@ -91,27 +91,27 @@ public final class OnceOnly implements AutoCloseable {
     return builder().sqlite(file).build();
   }
 
-  /** Returns a builder with the default settings. */
+  /** {@return a builder with the default settings} */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Returns the intent store. */
+  /** {@return the intent store} */
   public IntentStore intents() {
     return intents;
   }
 
-  /** Returns the receipt store. */
+  /** {@return the receipt store} */
   public ReceiptStore receipts() {
     return receipts;
   }
 
-  /** Returns the rejection store. */
+  /** {@return the rejection store} */
   public RejectionStore rejections() {
     return rejections;
   }
 
-  /** Returns the job queue, retrying failed messages with {@link RetryPolicy#defaults()}. */
+  /** {@return the job queue, retrying failed messages with {@link RetryPolicy#defaults()}} */
   public JobQueue queue() {
     return queue;
   }
@@ -131,6 +131,8 @@ public final class OnceOnly implements AutoCloseable {
   /**
    * Returns the external effects (claims under fenced leases for effects that leave the database),
    * retrying failed attempts with {@link RetryPolicy#defaults()}.
+   *
+   * @return the external effects of this store
    */
   public ExternalEffects externalEffects() {
     return externalEffects;
@@ -148,7 +150,7 @@ public final class OnceOnly implements AutoCloseable {
     return externalEffects.withPolicy(policy);
   }
 
-  /** Returns the dialect in use. */
+  /** {@return the dialect in use} */
   public Dialect dialect() {
     return database.dialect();
   }

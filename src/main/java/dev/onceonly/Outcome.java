@@ -17,7 +17,7 @@ import java.util.function.Function;
 public sealed interface Outcome<T>
     permits Outcome.Created, Outcome.Repeated, Outcome.Conflict, Outcome.Expired {
 
-  /** Returns the intent this outcome is about. */
+  /** {@return the intent this outcome is about} */
   IntentKey key();
 
   /**
@@ -31,7 +31,14 @@ public sealed interface Outcome<T>
    */
   record Created<T>(IntentKey key, Fingerprint fingerprint, T result, Instant createdAt)
       implements Outcome<T> {
-    /** Refuses null components other than the result. */
+    /**
+     * Refuses null components other than the result.
+     *
+     * @param key the intent
+     * @param fingerprint the fingerprint of the request
+     * @param result the effect's result, as stored in the receipt
+     * @param createdAt when the receipt was written
+     */
     public Created {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(fingerprint, "fingerprint");
@@ -51,7 +58,14 @@ public sealed interface Outcome<T>
    */
   record Repeated<T>(IntentKey key, Fingerprint fingerprint, T result, Instant createdAt)
       implements Outcome<T> {
-    /** Refuses null components other than the result. */
+    /**
+     * Refuses null components other than the result.
+     *
+     * @param key the intent
+     * @param fingerprint the fingerprint shared by the request and the receipt
+     * @param result the stored result
+     * @param createdAt when the receipt was first written
+     */
     public Repeated {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(fingerprint, "fingerprint");
@@ -70,7 +84,13 @@ public sealed interface Outcome<T>
    */
   record Conflict<T>(IntentKey key, Fingerprint stored, Fingerprint requested)
       implements Outcome<T> {
-    /** Refuses null components. */
+    /**
+     * Refuses null components.
+     *
+     * @param key the intent
+     * @param stored the fingerprint already recorded for the key
+     * @param requested the fingerprint of this request
+     */
     public Conflict {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(stored, "stored");
@@ -90,7 +110,13 @@ public sealed interface Outcome<T>
    */
   record Expired<T>(IntentKey key, Fingerprint fingerprint, Instant expiredAt)
       implements Outcome<T> {
-    /** Refuses null components. */
+    /**
+     * Refuses null components.
+     *
+     * @param key the intent
+     * @param fingerprint the fingerprint recorded in the tombstone
+     * @param expiredAt when the result expired
+     */
     public Expired {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(fingerprint, "fingerprint");
@@ -146,7 +172,7 @@ public sealed interface Outcome<T>
     throw new ExpiredException(e.key(), e.expiredAt());
   }
 
-  /** Returns the result of a created or repeated step, or empty for the other outcomes. */
+  /** {@return the result of a created or repeated step, or empty for the other outcomes} */
   default Optional<T> toOptional() {
     if (this instanceof Created<T> c) {
       return Optional.ofNullable(c.result());

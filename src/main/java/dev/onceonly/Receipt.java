@@ -24,7 +24,17 @@ public record Receipt(
     Instant createdAt,
     Instant expiresAt,
     Instant forgetAt) {
-  /** Refuses nulls other than the result. */
+  /**
+   * Refuses nulls other than the result.
+   *
+   * @param key the intent
+   * @param operation the operation's name
+   * @param fingerprint the fingerprint of the request that ran
+   * @param resultJson the stored result as JSON text, or {@code null} for a tombstone
+   * @param createdAt when the step committed
+   * @param expiresAt when the result stops being returned
+   * @param forgetAt when the tombstone is dropped and the key may run again
+   */
   public Receipt {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(operation, "operation");
@@ -34,7 +44,7 @@ public record Receipt(
     Objects.requireNonNull(forgetAt, "forgetAt");
   }
 
-  /** Returns the stored result, or empty for a tombstone. */
+  /** {@return the stored result, or empty for a tombstone} */
   public Optional<String> result() {
     return Optional.ofNullable(resultJson);
   }

@@ -93,7 +93,7 @@ public interface ReceiptStore {
    * @param deleted receipts (and their intents) removed
    */
   record PurgeResult(int tombstoned, int deleted) {
-    /** Returns the total number of receipts touched. */
+    /** {@return the total number of receipts touched} */
     public int total() {
       return tombstoned + deleted;
     }

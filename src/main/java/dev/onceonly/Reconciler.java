@@ -138,7 +138,7 @@ public final class Reconciler {
       return this;
     }
 
-    /** Returns the reconciler. */
+    /** {@return the reconciler} */
     public Reconciler build() {
       return new Reconciler(this);
     }

@@ -9,10 +9,10 @@ import java.util.Objects;
 public sealed interface Registration
     permits Registration.Registered, Registration.AlreadyRegistered, Registration.Conflict {
 
-  /** Returns the intent this answer is about. */
+  /** {@return the intent this answer is about} */
   IntentKey key();
 
-  /** Returns the fingerprint of the request. */
+  /** {@return the fingerprint of the request} */
   Fingerprint fingerprint();
 
   /**
@@ -22,7 +22,12 @@ public sealed interface Registration
    * @param fingerprint its fingerprint
    */
   record Registered(IntentKey key, Fingerprint fingerprint) implements Registration {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param fingerprint its fingerprint
+     */
     public Registered {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(fingerprint, "fingerprint");
@@ -36,7 +41,12 @@ public sealed interface Registration
    * @param fingerprint its fingerprint
    */
   record AlreadyRegistered(IntentKey key, Fingerprint fingerprint) implements Registration {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param fingerprint its fingerprint
+     */
     public AlreadyRegistered {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(fingerprint, "fingerprint");
@@ -52,7 +62,13 @@ public sealed interface Registration
    */
   record Conflict(IntentKey key, Fingerprint fingerprint, Fingerprint stored)
       implements Registration {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param fingerprint the fingerprint of the refused request
+     * @param stored the fingerprint already registered
+     */
     public Conflict {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(fingerprint, "fingerprint");

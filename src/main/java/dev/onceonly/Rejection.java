@@ -14,7 +14,15 @@ import java.util.Objects;
  */
 public record Rejection(
     String deliveryId, String reason, String bodyExcerpt, long bodyBytes, Instant rejectedAt) {
-  /** Refuses nulls. */
+  /**
+   * Refuses nulls.
+   *
+   * @param deliveryId the delivery's id
+   * @param reason why it was rejected, cut to the configured bound
+   * @param bodyExcerpt the start of the body, cut to the configured number of UTF-8 bytes
+   * @param bodyBytes the size of the whole body in UTF-8 bytes
+   * @param rejectedAt when it was recorded
+   */
   public Rejection {
     Objects.requireNonNull(deliveryId, "deliveryId");
     Objects.requireNonNull(reason, "reason");
@@ -22,7 +30,7 @@ public record Rejection(
     Objects.requireNonNull(rejectedAt, "rejectedAt");
   }
 
-  /** Returns whether the excerpt is shorter than the body. */
+  /** {@return whether the excerpt is shorter than the body} */
   public boolean truncated() {
     return bodyExcerpt.getBytes(java.nio.charset.StandardCharsets.UTF_8).length < bodyBytes;
   }

@@ -30,6 +30,6 @@ public interface RejectionStore {
    */
   List<Rejection> list(int limit);
 
-  /** Returns how many rejections are recorded. */
+  /** {@return how many rejections are recorded} */
   long count();
 }

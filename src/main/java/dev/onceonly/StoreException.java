@@ -10,8 +10,13 @@ import java.sql.SQLException;
 public class StoreException extends OnceOnlyException {
   private static final long serialVersionUID = 1L;
 
+  /** The SQL state, or null. */
   private final String sqlState;
+
+  /** The driver's vendor error code, or 0. */
   private final int vendorCode;
+
+  /** The dialect's id. */
   private final String dialect;
 
   /**
@@ -33,17 +38,17 @@ public class StoreException extends OnceOnlyException {
     }
   }
 
-  /** Returns the SQL state of the driver's exception, or {@code null}. */
+  /** {@return the SQL state of the driver's exception, or {@code null}} */
   public String sqlState() {
     return sqlState;
   }
 
-  /** Returns the driver's vendor error code (for SQLite, the extended result code), or 0. */
+  /** {@return the driver's vendor error code (for SQLite, the extended result code), or 0} */
   public int vendorCode() {
     return vendorCode;
   }
 
-  /** Returns the dialect that produced the error. */
+  /** {@return the dialect that produced the error} */
   public String dialect() {
     return dialect;
   }

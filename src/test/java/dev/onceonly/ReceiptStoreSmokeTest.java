@@ -2,9 +2,9 @@ package dev.onceonly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceonly.cli.demo.Tickets;
+import dev.onceonly.cli.demo.Tickets.Ticket;
 import dev.onceonly.testing.Db;
-import dev.onceonly.testing.Tickets;
-import dev.onceonly.testing.Tickets.Ticket;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.Map;

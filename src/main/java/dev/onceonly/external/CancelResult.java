@@ -14,7 +14,7 @@ public sealed interface CancelResult
         CancelResult.AlreadyCompleted,
         CancelResult.AlreadyFailed {
 
-  /** Returns the intent this answer is about. */
+  /** {@return the intent this answer is about} */
   IntentKey key();
 
   /**
@@ -26,7 +26,12 @@ public sealed interface CancelResult
    * @param reason the recorded reason
    */
   record Cancelled(IntentKey key, String reason) implements CancelResult {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param reason the recorded reason
+     */
     public Cancelled {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(reason, "reason");
@@ -45,7 +50,12 @@ public sealed interface CancelResult
    * @param state {@link ClaimState#CANCEL_REQUESTED} or {@link ClaimState#UNKNOWN}
    */
   record Requested(IntentKey key, ClaimState state) implements CancelResult {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param state {@link ClaimState#CANCEL_REQUESTED} or {@link ClaimState#UNKNOWN}
+     */
     public Requested {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(state, "state");
@@ -60,7 +70,12 @@ public sealed interface CancelResult
    * @param resultJson the stored result
    */
   record AlreadyCompleted(IntentKey key, String resultJson) implements CancelResult {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param resultJson the stored result
+     */
     public AlreadyCompleted {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(resultJson, "resultJson");
@@ -75,7 +90,12 @@ public sealed interface CancelResult
    * @param failureClass the class of the final failure
    */
   record AlreadyFailed(IntentKey key, FailureClass failureClass) implements CancelResult {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param failureClass the class of the final failure
+     */
     public AlreadyFailed {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(failureClass, "failureClass");

@@ -30,7 +30,17 @@ public record Claim(
     int attempt,
     String downstreamKey,
     Instant leaseUntil) {
-  /** Refuses nulls and non-positive numbers. */
+  /**
+   * Refuses nulls and non-positive numbers.
+   *
+   * @param key the intent
+   * @param operation the operation's name
+   * @param fingerprint the fingerprint of operation and arguments
+   * @param fence the fencing number of this claim
+   * @param attempt which attempt this is, from 1
+   * @param downstreamKey the provider's idempotency key for this intent
+   * @param leaseUntil when the lease runs out; after it, the effect must not be started
+   */
   public Claim {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(operation, "operation");

@@ -27,7 +27,7 @@ public sealed interface ClaimOutcome
         ClaimOutcome.Failed,
         ClaimOutcome.Cancelled {
 
-  /** Returns the intent this answer is about. */
+  /** {@return the intent this answer is about} */
   IntentKey key();
 
   /**
@@ -37,7 +37,11 @@ public sealed interface ClaimOutcome
    * @param claim the claim
    */
   record Claimed(Claim claim) implements ClaimOutcome {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param claim the claim
+     */
     public Claimed {
       Objects.requireNonNull(claim, "claim");
     }
@@ -58,7 +62,13 @@ public sealed interface ClaimOutcome
    */
   record InProgress(IntentKey key, Instant retryAfter, boolean cancelRequested)
       implements ClaimOutcome {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param retryAfter when the current lease runs out
+     * @param cancelRequested whether cancellation has been requested for the intent
+     */
     public InProgress {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(retryAfter, "retryAfter");
@@ -78,7 +88,14 @@ public sealed interface ClaimOutcome
       implements ClaimOutcome {
     private static final ObjectMapper PLAIN = new ObjectMapper();
 
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param fingerprint the fingerprint shared by the request and the stored claim
+     * @param resultJson the stored result as JSON text
+     * @param completedAt when the result was recorded
+     */
     public Repeated {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(fingerprint, "fingerprint");
@@ -120,7 +137,7 @@ public sealed interface ClaimOutcome
       }
     }
 
-    /** Returns the stored result as a JSON tree. */
+    /** {@return the stored result as a JSON tree} */
     public JsonNode resultTree() {
       return result(JsonNode.class);
     }
@@ -135,7 +152,13 @@ public sealed interface ClaimOutcome
    */
   record Conflict(IntentKey key, Fingerprint stored, Fingerprint requested)
       implements ClaimOutcome {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param stored the fingerprint stored for the key
+     * @param requested the fingerprint of this request
+     */
     public Conflict {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(stored, "stored");
@@ -158,7 +181,15 @@ public sealed interface ClaimOutcome
   record Unknown(
       IntentKey key, int attempts, String lastError, String downstreamKey, boolean cancelRequested)
       implements ClaimOutcome {
-    /** Refuses a null key or downstream key. */
+    /**
+     * Refuses a null key or downstream key.
+     *
+     * @param key the intent
+     * @param attempts how many attempts were claimed
+     * @param lastError the last recorded error (for an expired lease, when it ran out), or null
+     * @param downstreamKey the idempotency key the attempts sent to the provider
+     * @param cancelRequested whether cancellation was requested (then "not done" means cancelled)
+     */
     public Unknown {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(downstreamKey, "downstreamKey");
@@ -182,7 +213,15 @@ public sealed interface ClaimOutcome
       FailureClass failureClass,
       String lastError)
       implements ClaimOutcome {
-    /** Refuses a null key or time. */
+    /**
+     * Refuses a null key or time.
+     *
+     * @param key the intent
+     * @param nextAttemptAt the earliest time of the next attempt
+     * @param attempts how many attempts were claimed
+     * @param failureClass the class of the last failure, or null if no failure caused the wait
+     * @param lastError the last failure's error, or null
+     */
     public RetryLater {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
@@ -200,7 +239,14 @@ public sealed interface ClaimOutcome
    */
   record Failed(IntentKey key, FailureClass failureClass, String error, int attempts)
       implements ClaimOutcome {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param failureClass the class of the failure that ended it
+     * @param error the recorded error
+     * @param attempts how many attempts were claimed
+     */
     public Failed {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(failureClass, "failureClass");
@@ -215,14 +261,19 @@ public sealed interface ClaimOutcome
    * @param reason the reason given to {@link ExternalEffects#cancel}
    */
   record Cancelled(IntentKey key, String reason) implements ClaimOutcome {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param reason the reason given to {@link ExternalEffects#cancel}
+     */
     public Cancelled {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(reason, "reason");
     }
   }
 
-  /** Returns the claim if this is {@link Claimed}, or empty. */
+  /** {@return the claim if this is {@link Claimed}, or empty} */
   default Optional<Claim> claimed() {
     return this instanceof Claimed c ? Optional.of(c.claim()) : Optional.empty();
   }

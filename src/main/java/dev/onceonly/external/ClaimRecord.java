@@ -55,7 +55,31 @@ public record ClaimRecord(
     Instant createdAt,
     Instant updatedAt,
     Instant completedAt) {
-  /** Refuses nulls where the row always has a value. */
+  /**
+   * Refuses nulls where the row always has a value.
+   *
+   * @param key the intent
+   * @param operation the operation's name, or null if the intent was cancelled before any claim
+   * @param fingerprint the fingerprint, or null if the intent was cancelled before any claim
+   * @param argumentsJson the canonical arguments, or null if cancelled before any claim
+   * @param state where it stands
+   * @param fence the current fencing number (0 before any claim)
+   * @param attempts how many attempts were claimed
+   * @param downstreamKey the idempotency key sent to the provider
+   * @param maybeApplied whether some attempt may have reached the provider without a known outcome
+   * @param failureClass the class of the last failure, or null
+   * @param lastError the last recorded error, or null
+   * @param resultJson the result once completed, or null
+   * @param leaseUntil when the current lease runs out, or null if none is held
+   * @param nextAttemptAt the earliest next attempt while waiting for a retry, or null
+   * @param firstAttemptAt when the first attempt was claimed, or null
+   * @param cancelReason the reason of a requested cancellation, or null
+   * @param cancelRequestedAt when cancellation was requested, or null
+   * @param compensates the intent this one compensates, or null
+   * @param createdAt when the row was created
+   * @param updatedAt when it last changed
+   * @param completedAt when the result was recorded, or null
+   */
   public ClaimRecord {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(state, "state");
@@ -64,7 +88,7 @@ public record ClaimRecord(
     Objects.requireNonNull(updatedAt, "updatedAt");
   }
 
-  /** Returns the stored result, or empty unless completed. */
+  /** {@return the stored result, or empty unless completed} */
   public Optional<String> result() {
     return Optional.ofNullable(resultJson);
   }

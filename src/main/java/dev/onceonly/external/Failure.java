@@ -14,7 +14,14 @@ import java.util.Objects;
  *     FailureClass#RATE_LIMITED}
  */
 public record Failure(FailureClass failureClass, String error, Duration requiredWait) {
-  /** Refuses nulls, a negative wait, and a wait on a class other than a rate limit. */
+  /**
+   * Refuses nulls, a negative wait, and a wait on a class other than a rate limit.
+   *
+   * @param failureClass what kind of failure this is; decides the reaction
+   * @param error what happened, for a person (the provider's message, an exception's text)
+   * @param requiredWait the provider's required wait ({@code Retry-After}); zero unless {@link
+   *     FailureClass#RATE_LIMITED}
+   */
   public Failure {
     Objects.requireNonNull(failureClass, "failureClass");
     Objects.requireNonNull(error, "error");

@@ -82,6 +82,8 @@ public enum FailureClass {
    * Returns whether this class can lead to another attempt of the same intent under the retry
    * policy ({@link #RATE_LIMITED}, {@link #TRANSIENT}, and {@link #UNKNOWN_AFTER_SEND} for
    * operations safe to repeat).
+   *
+   * @return whether a retry may follow a failure of this class
    */
   public boolean retried() {
     return retried;

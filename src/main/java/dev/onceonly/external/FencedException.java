@@ -11,7 +11,11 @@ public final class FencedException extends OnceOnlyException {
   private static final long serialVersionUID = 1L;
 
   private final transient IntentKey key;
+
+  /** The stale fencing number. */
   private final long fence;
+
+  /** The intent's state when the report was refused, or null. */
   private final ClaimState current;
 
   /**
@@ -30,17 +34,17 @@ public final class FencedException extends OnceOnlyException {
     this.current = current;
   }
 
-  /** Returns the intent. */
+  /** {@return the intent} */
   public IntentKey key() {
     return key;
   }
 
-  /** Returns the stale fencing number. */
+  /** {@return the stale fencing number} */
   public long fence() {
     return fence;
   }
 
-  /** Returns the intent's state when the report was refused, or null. */
+  /** {@return the intent's state when the report was refused, or null} */
   public ClaimState current() {
     return current;
   }

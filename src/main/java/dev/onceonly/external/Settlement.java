@@ -17,7 +17,7 @@ public sealed interface Settlement
         Settlement.Cancelled,
         Settlement.Fenced {
 
-  /** Returns the intent this answer is about. */
+  /** {@return the intent this answer is about} */
   IntentKey key();
 
   /**
@@ -29,7 +29,13 @@ public sealed interface Settlement
    * @param resultJson the stored result as JSON text
    */
   record Completed(IntentKey key, long fence, String resultJson) implements Settlement {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param fence the fencing number of the claim that completed
+     * @param resultJson the stored result as JSON text
+     */
     public Completed {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(resultJson, "resultJson");
@@ -48,7 +54,14 @@ public sealed interface Settlement
   record RetryScheduled(
       IntentKey key, Instant nextAttemptAt, int attempts, FailureClass failureClass)
       implements Settlement {
-    /** Refuses a null key or time. */
+    /**
+     * Refuses a null key or time.
+     *
+     * @param key the intent
+     * @param nextAttemptAt the earliest time of the next attempt
+     * @param attempts how many attempts were claimed so far
+     * @param failureClass the class of the failure, or null if the holder abandoned without failing
+     */
     public RetryScheduled {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
@@ -65,7 +78,14 @@ public sealed interface Settlement
    */
   record Failed(IntentKey key, FailureClass failureClass, String error, int attempts)
       implements Settlement {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param failureClass the class of the final failure
+     * @param error the recorded error
+     * @param attempts how many attempts were claimed
+     */
     public Failed {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(failureClass, "failureClass");
@@ -82,7 +102,13 @@ public sealed interface Settlement
    * @param error the recorded error
    */
   record Unknown(IntentKey key, int attempts, String error) implements Settlement {
-    /** Refuses a null key. */
+    /**
+     * Refuses a null key.
+     *
+     * @param key the intent
+     * @param attempts how many attempts were claimed
+     * @param error the recorded error
+     */
     public Unknown {
       Objects.requireNonNull(key, "key");
     }
@@ -96,7 +122,12 @@ public sealed interface Settlement
    * @param reason the cancellation's reason
    */
   record Cancelled(IntentKey key, String reason) implements Settlement {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the intent
+     * @param reason the cancellation's reason
+     */
     public Cancelled {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(reason, "reason");
@@ -112,7 +143,13 @@ public sealed interface Settlement
    * @param current the intent's state now, or null if it has no claim row
    */
   record Fenced(IntentKey key, long fence, ClaimState current) implements Settlement {
-    /** Refuses a null key. */
+    /**
+     * Refuses a null key.
+     *
+     * @param key the intent
+     * @param fence the stale fencing number
+     * @param current the intent's state now, or null if it has no claim row
+     */
     public Fenced {
       Objects.requireNonNull(key, "key");
     }

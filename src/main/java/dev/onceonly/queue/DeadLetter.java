@@ -16,7 +16,16 @@ import java.util.Objects;
  */
 public record DeadLetter(
     String queue, String key, JsonNode payload, int attempts, String lastError, Instant deadAt) {
-  /** Refuses nulls other than the error. */
+  /**
+   * Refuses nulls other than the error.
+   *
+   * @param queue the queue
+   * @param key the message's key
+   * @param payload the payload
+   * @param attempts how many deliveries it had
+   * @param lastError the last failure, bounded
+   * @param deadAt when it was dead-lettered
+   */
   public DeadLetter {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(key, "key");

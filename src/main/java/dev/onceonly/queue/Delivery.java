@@ -18,19 +18,28 @@ import java.util.Objects;
  */
 public record Delivery(
     Lease lease, JsonNode payload, int attempt, boolean largePayload, Instant enqueuedAt) {
-  /** Refuses nulls. */
+  /**
+   * Refuses nulls.
+   *
+   * @param lease the hold on the message; needed to acknowledge it
+   * @param payload the message's JSON payload
+   * @param attempt which delivery this is, from 1
+   * @param largePayload whether a large payload is stored by reference (read it with {@link
+   *     JobQueue#largePayload})
+   * @param enqueuedAt when the message was sent
+   */
   public Delivery {
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(payload, "payload");
     Objects.requireNonNull(enqueuedAt, "enqueuedAt");
   }
 
-  /** Returns the queue. */
+  /** {@return the queue} */
   public String queue() {
     return lease.queue();
   }
 
-  /** Returns the message's key. */
+  /** {@return the message's key} */
   public String key() {
     return lease.key();
   }

@@ -22,7 +22,13 @@ import java.util.Set;
 public record IntentMessage(IntentKey key, String operation, JsonNode arguments) {
   private static final Set<String> MEMBERS = Set.of("scope", "key", "operation", "arguments");
 
-  /** Refuses nulls. */
+  /**
+   * Refuses nulls.
+   *
+   * @param key the intent's identity
+   * @param operation the operation's name
+   * @param arguments the arguments
+   */
   public IntentMessage {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(operation, "operation");
@@ -39,12 +45,12 @@ public record IntentMessage(IntentKey key, String operation, JsonNode arguments)
     return new IntentMessage(intent.key(), intent.operation(), intent.arguments());
   }
 
-  /** Returns the queue message key: {@code scope/key}. */
+  /** {@return the queue message key: {@code scope/key}} */
   public String messageKey() {
     return key.scope() + "/" + key.key();
   }
 
-  /** Returns the JSON payload. */
+  /** {@return the JSON payload} */
   public ObjectNode toJson() {
     ObjectNode node = JsonNodeFactory.instance.objectNode();
     node.put("scope", key.scope());

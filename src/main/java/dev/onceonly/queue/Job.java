@@ -30,17 +30,17 @@ public final class Job {
     this.lease = new AtomicReference<>(delivery.lease());
   }
 
-  /** Returns the delivery. */
+  /** {@return the delivery} */
   public Delivery delivery() {
     return delivery;
   }
 
-  /** Returns the message's payload. */
+  /** {@return the message's payload} */
   public JsonNode payload() {
     return delivery.payload();
   }
 
-  /** Returns the current lease (renewed by the worker while the handler runs). */
+  /** {@return the current lease (renewed by the worker while the handler runs)} */
   public Lease lease() {
     return lease.get();
   }
@@ -52,6 +52,8 @@ public final class Job {
   /**
    * Returns whether the handler should stop: the worker is shutting down past its deadline, or the
    * lease was lost to another worker. Check it before each effect and after a long call.
+   *
+   * @return whether the handler should stop
    */
   public boolean isCancelled() {
     return cancelled;

@@ -17,7 +17,15 @@ import java.util.Objects;
  * @param expiresAt when the message becomes due again unless acknowledged or renewed
  */
 public record Lease(String queue, String key, long messageId, long fence, Instant expiresAt) {
-  /** Refuses nulls. */
+  /**
+   * Refuses nulls.
+   *
+   * @param queue the queue
+   * @param key the message's key
+   * @param messageId the message's row id
+   * @param fence the fencing number of this claim
+   * @param expiresAt when the message becomes due again unless acknowledged or renewed
+   */
   public Lease {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(key, "key");

@@ -10,7 +10,10 @@ import dev.onceonly.OnceOnlyException;
 public final class LeaseLostException extends OnceOnlyException {
   private static final long serialVersionUID = 1L;
 
+  /** The message's key. */
   private final String key;
+
+  /** The stale fencing number. */
   private final long fence;
 
   /**
@@ -25,12 +28,12 @@ public final class LeaseLostException extends OnceOnlyException {
     this.fence = fence;
   }
 
-  /** Returns the message's key. */
+  /** {@return the message's key} */
   public String key() {
     return key;
   }
 
-  /** Returns the stale fencing number. */
+  /** {@return the stale fencing number} */
   public long fence() {
     return fence;
   }

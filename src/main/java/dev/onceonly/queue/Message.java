@@ -13,7 +13,14 @@ import java.util.Objects;
  * @param deliverAt when it becomes due, or {@code null} for now
  */
 public record Message(String queue, String key, Object payload, Instant deliverAt) {
-  /** Refuses a null queue, key or payload. */
+  /**
+   * Refuses a null queue, key or payload.
+   *
+   * @param queue the queue's name
+   * @param key the message's key
+   * @param payload a Jackson tree or any value Jackson turns into one
+   * @param deliverAt when it becomes due, or {@code null} for now
+   */
   public Message {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(key, "key");

@@ -16,7 +16,7 @@ public sealed interface QueueResult
         QueueResult.Renewed,
         QueueResult.LeaseLost {
 
-  /** Returns the message's key. */
+  /** {@return the message's key} */
   String key();
 
   /**
@@ -25,7 +25,11 @@ public sealed interface QueueResult
    * @param key the message's key
    */
   record Completed(String key) implements QueueResult {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the message's key
+     */
     public Completed {
       Objects.requireNonNull(key, "key");
     }
@@ -40,7 +44,13 @@ public sealed interface QueueResult
    * @param attempts how many deliveries it has had
    */
   record Retrying(String key, Instant nextAttemptAt, int attempts) implements QueueResult {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the message's key
+     * @param nextAttemptAt when it becomes due again
+     * @param attempts how many deliveries it has had
+     */
     public Retrying {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
@@ -56,7 +66,13 @@ public sealed interface QueueResult
    * @param lastError the last failure, bounded
    */
   record DeadLettered(String key, int attempts, String lastError) implements QueueResult {
-    /** Refuses a null key. */
+    /**
+     * Refuses a null key.
+     *
+     * @param key the message's key
+     * @param attempts how many deliveries it had
+     * @param lastError the last failure, bounded
+     */
     public DeadLettered {
       Objects.requireNonNull(key, "key");
     }
@@ -69,7 +85,12 @@ public sealed interface QueueResult
    * @param deliverAt when it becomes due again
    */
   record Rescheduled(String key, Instant deliverAt) implements QueueResult {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the message's key
+     * @param deliverAt when it becomes due again
+     */
     public Rescheduled {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(deliverAt, "deliverAt");
@@ -82,7 +103,11 @@ public sealed interface QueueResult
    * @param lease the extended lease (same fencing number, later expiry)
    */
   record Renewed(Lease lease) implements QueueResult {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param lease the extended lease (same fencing number, later expiry)
+     */
     public Renewed {
       Objects.requireNonNull(lease, "lease");
     }
@@ -102,7 +127,12 @@ public sealed interface QueueResult
    * @param fence the stale fencing number
    */
   record LeaseLost(String key, long fence) implements QueueResult {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param key the message's key
+     * @param fence the stale fencing number
+     */
     public LeaseLost {
       Objects.requireNonNull(key, "key");
     }

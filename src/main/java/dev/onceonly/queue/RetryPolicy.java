@@ -36,32 +36,32 @@ public final class RetryPolicy {
     this.maxElapsed = b.maxElapsed;
   }
 
-  /** Returns the default policy. */
+  /** {@return the default policy} */
   public static RetryPolicy defaults() {
     return DEFAULTS;
   }
 
-  /** Returns a builder starting from the defaults. */
+  /** {@return a builder starting from the defaults} */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Returns the most deliveries a message gets, counting the first. */
+  /** {@return the most deliveries a message gets, counting the first} */
   public int maxAttempts() {
     return maxAttempts;
   }
 
-  /** Returns the base of the exponential backoff. */
+  /** {@return the base of the exponential backoff} */
   public Duration baseDelay() {
     return baseDelay;
   }
 
-  /** Returns the cap on one backoff delay. */
+  /** {@return the cap on one backoff delay} */
   public Duration maxDelay() {
     return maxDelay;
   }
 
-  /** Returns the budget of total time from the first delivery to the last retry. */
+  /** {@return the budget of total time from the first delivery to the last retry} */
   public Duration maxElapsed() {
     return maxElapsed;
   }
@@ -179,7 +179,7 @@ public final class RetryPolicy {
       return this;
     }
 
-    /** Returns the policy. */
+    /** {@return the policy} */
     public RetryPolicy build() {
       return new RetryPolicy(this);
     }

@@ -20,7 +20,13 @@ public record SendResult(Status status, String queue, String key) {
     CONFLICT
   }
 
-  /** Refuses nulls. */
+  /**
+   * Refuses nulls.
+   *
+   * @param status sent now, already queued with the same payload, or queued with another payload
+   * @param queue the queue
+   * @param key the message's key
+   */
   public SendResult {
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(queue, "queue");

@@ -226,22 +226,22 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  /** Returns how many messages this worker acknowledged. */
+  /** {@return how many messages this worker acknowledged} */
   public long completed() {
     return completed.get();
   }
 
-  /** Returns how many failed attempts were scheduled for retry. */
+  /** {@return how many failed attempts were scheduled for retry} */
   public long retried() {
     return retried.get();
   }
 
-  /** Returns how many messages were dead-lettered. */
+  /** {@return how many messages were dead-lettered} */
   public long deadLettered() {
     return deadLettered.get();
   }
 
-  /** Returns how many acknowledgements found the lease taken over. */
+  /** {@return how many acknowledgements found the lease taken over} */
   public long leasesLost() {
     return leasesLost.get();
   }
@@ -362,7 +362,7 @@ public final class Worker implements AutoCloseable {
       return this;
     }
 
-    /** Returns the worker, not yet started. */
+    /** {@return the worker, not yet started} */
     public Worker build() {
       return new Worker(this);
     }

@@ -28,6 +28,7 @@ public final class MalformedMessageException extends OnceOnlyException {
     BAD_ARGUMENTS
   }
 
+  /** What is wrong with the entry. */
   private final Problem problem;
 
   /**
@@ -41,7 +42,7 @@ public final class MalformedMessageException extends OnceOnlyException {
     this.problem = problem;
   }
 
-  /** Returns what is wrong with the entry. */
+  /** {@return what is wrong with the entry} */
   public Problem problem() {
     return problem;
   }

@@ -50,7 +50,7 @@ public final class MessageDecoder {
     return new MessageDecoder(Objects.requireNonNull(canonicalizer, "canonicalizer"));
   }
 
-  /** Returns the largest entry accepted, in bytes of field names and values together. */
+  /** {@return the largest entry accepted, in bytes of field names and values together} */
   public long maxEntryBytes() {
     return maxEntryBytes;
   }

@@ -65,12 +65,17 @@ public final class RedisProducer {
    *     content and nothing was published
    */
   public record Publication(Registration registration, String entryId) {
-    /** Refuses a null registration. */
+    /**
+     * Refuses a null registration.
+     *
+     * @param registration the answer of the intent store
+     * @param entryId the id of the stream entry added, or {@code null}
+     */
     public Publication {
       Objects.requireNonNull(registration, "registration");
     }
 
-    /** Returns whether an entry was added. */
+    /** {@return whether an entry was added} */
     public boolean published() {
       return entryId != null;
     }

@@ -56,22 +56,22 @@ public final class RedisStream {
     return new Builder(client, stream);
   }
 
-  /** Returns the stream's key. */
+  /** {@return the stream's key} */
   public String name() {
     return name;
   }
 
-  /** Returns the consumer group's name. */
+  /** {@return the consumer group's name} */
   public String group() {
     return group;
   }
 
-  /** Returns the approximate largest length kept when adding, or 0 for no trimming. */
+  /** {@return the approximate largest length kept when adding, or 0 for no trimming} */
   public long maxLength() {
     return maxLength;
   }
 
-  /** Returns the canonicalizer that writes the arguments of each entry. */
+  /** {@return the canonicalizer that writes the arguments of each entry} */
   public Canonicalizer canonicalizer() {
     return canonicalizer;
   }
@@ -127,6 +127,8 @@ public final class RedisStream {
   /**
    * Returns how many entries the group has delivered and not acknowledged ({@code XPENDING}), or 0
    * if the group does not exist.
+   *
+   * @return the number of pending entries
    */
   public long pendingCount() {
     try {
@@ -216,7 +218,7 @@ public final class RedisStream {
     return Replies.claimed(reply);
   }
 
-  /** Returns how often an entry was delivered, or 0 if it is not pending. */
+  /** {@return how often an entry was delivered, or 0 if it is not pending} */
   long deliveries(String id) {
     Object reply = client.sendCommand(Protocol.Command.XPENDING, name, group, id, id, "1");
     List<Object> rows = Replies.list(reply);
@@ -297,7 +299,7 @@ public final class RedisStream {
       return this;
     }
 
-    /** Returns the stream. */
+    /** {@return the stream} */
     public RedisStream build() {
       return new RedisStream(this);
     }

@@ -144,7 +144,7 @@ public final class RedisWorker<T> implements AutoCloseable {
     return new Builder<>(stream, once, resultType, effect);
   }
 
-  /** Returns this consumer's name in the group. */
+  /** {@return this consumer's name in the group} */
   public String consumer() {
     return consumer;
   }
@@ -330,7 +330,7 @@ public final class RedisWorker<T> implements AutoCloseable {
     listener.settled(id, result, reason);
   }
 
-  /** Returns why an outcome is refused, or null for a created or repeated one. */
+  /** {@return why an outcome is refused, or null for a created or repeated one} */
   private static String refusal(Outcome<?> o) {
     if (o instanceof Outcome.Created || o instanceof Outcome.Repeated) {
       return null;
@@ -509,7 +509,7 @@ public final class RedisWorker<T> implements AutoCloseable {
       return this;
     }
 
-    /** Returns the worker, not started. */
+    /** {@return the worker, not started} */
     public RedisWorker<T> build() {
       return new RedisWorker<>(this);
     }

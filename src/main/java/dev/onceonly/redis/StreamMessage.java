@@ -26,7 +26,13 @@ public record StreamMessage(IntentKey key, String operation, JsonNode arguments)
   static final String OPERATION = "operation";
   static final String ARGUMENTS = "arguments";
 
-  /** Refuses nulls. */
+  /**
+   * Refuses nulls.
+   *
+   * @param key the intent's identity
+   * @param operation the operation's name
+   * @param arguments the arguments
+   */
   public StreamMessage {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(operation, "operation");

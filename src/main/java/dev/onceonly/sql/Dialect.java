@@ -27,7 +27,7 @@ public enum Dialect {
     this.id = id;
   }
 
-  /** Returns the short lowercase name, also the folder of this dialect's migration scripts. */
+  /** {@return the short lowercase name, also the folder of this dialect's migration scripts} */
   public String id() {
     return id;
   }

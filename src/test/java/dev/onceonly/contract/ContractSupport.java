@@ -1,9 +1,9 @@
 package dev.onceonly.contract;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.cli.demo.Tickets;
 import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.MutableClock;
-import dev.onceonly.testing.Tickets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;

@@ -13,9 +13,10 @@ import dev.onceonly.Intent;
 import dev.onceonly.IntentKey;
 import dev.onceonly.Outcome;
 import dev.onceonly.Registration;
+import dev.onceonly.cli.demo.Reports;
+import dev.onceonly.cli.demo.Reports.Report;
 import dev.onceonly.testing.Race;
-import dev.onceonly.testing.Reports;
-import dev.onceonly.testing.Reports.Report;
+import dev.onceonly.testing.ReportTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -53,7 +54,7 @@ public abstract class IntentStoreContract extends ContractSupport {
   @BeforeEach
   void businessTables() throws SQLException {
     try (Connection c = connect()) {
-      Reports.createTable(c);
+      ReportTable.createTable(c);
     }
   }
 
@@ -82,7 +83,7 @@ public abstract class IntentStoreContract extends ContractSupport {
             Reports.OPERATION,
             arguments,
             Report.class,
-            Reports.create(key.key(), arguments.get("muestras")));
+            ReportTable.create(key.key(), arguments.get("muestras")));
   }
 
   static Effect<Report, SQLException> mustNotRun() {
@@ -272,7 +273,7 @@ public abstract class IntentStoreContract extends ContractSupport {
               Reports.OPERATION,
               once.intents().find(done).orElseThrow().arguments(),
               Report.class,
-              Reports.create(done.toString(), List.of(1)));
+              ReportTable.create(done.toString(), List.of(1)));
     }
     // A step with a receipt but no intent is not pending either.
     makeReport(IntentKey.of("a", "k-0"), SAMPLES);

@@ -2,6 +2,8 @@ package dev.onceonly.pipeline;
 
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.cli.demo.ReportHandler;
+import dev.onceonly.cli.demo.ReportPipeline;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.ChildArgs;

@@ -3,9 +3,9 @@ package dev.onceonly.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.OnceOnly;
-import dev.onceonly.pipeline.ReportPipeline;
-import dev.onceonly.pipeline.ReportPipeline.Audit;
-import dev.onceonly.pipeline.ReportPipeline.RejectionRow;
+import dev.onceonly.cli.demo.ReportPipeline;
+import dev.onceonly.cli.demo.ReportPipeline.Audit;
+import dev.onceonly.cli.demo.ReportPipeline.RejectionRow;
 import dev.onceonly.redis.RedisReports.Recorder;
 import dev.onceonly.redis.RedisWorker.Result;
 import dev.onceonly.testing.Eventually;

@@ -3,14 +3,14 @@ package dev.onceonly.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.OnceOnly;
-import dev.onceonly.pipeline.ReportPipeline;
-import dev.onceonly.pipeline.ReportPipeline.Audit;
-import dev.onceonly.pipeline.ReportPipeline.ReportJob;
+import dev.onceonly.cli.demo.ReportPipeline;
+import dev.onceonly.cli.demo.ReportPipeline.Audit;
+import dev.onceonly.cli.demo.ReportPipeline.ReportJob;
+import dev.onceonly.cli.demo.Reports;
 import dev.onceonly.redis.RedisReports.Recorder;
 import dev.onceonly.redis.RedisWorker.Result;
 import dev.onceonly.testing.ChildJvm;
 import dev.onceonly.testing.Eventually;
-import dev.onceonly.testing.Reports;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

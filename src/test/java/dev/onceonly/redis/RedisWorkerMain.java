@@ -1,9 +1,9 @@
 package dev.onceonly.redis;
 
 import dev.onceonly.OnceOnly;
-import dev.onceonly.pipeline.ReportPipeline;
+import dev.onceonly.cli.demo.ReportPipeline;
+import dev.onceonly.cli.demo.Reports.Report;
 import dev.onceonly.testing.ChildArgs;
-import dev.onceonly.testing.Reports.Report;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,4 +1,4 @@
-package dev.onceonly.pipeline;
+package dev.onceonly.cli.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -12,7 +12,6 @@ import dev.onceonly.queue.IntentMessage;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.SendResult;
-import dev.onceonly.testing.Reports;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -23,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.sqlite.SQLiteConfig;
 
@@ -117,20 +117,39 @@ public final class ReportPipeline {
    * @return the open store
    */
   public static OnceOnly open(Path file) {
-    OnceOnly once =
-        OnceOnly.builder()
-            .sqlite(file)
-            .busyTimeout(BUSY_TIMEOUT)
-            .validator(Reports.OPERATION, Reports.VALIDATOR)
-            .build();
-    try (Connection c = connect(file);
-        Statement s = c.createStatement()) {
-      s.execute(CREATE_TABLE);
+    OnceOnly once = builder().sqlite(file).build();
+    try (Connection c = connect(file)) {
+      createTable(c);
       return once;
     } catch (SQLException | RuntimeException e) {
       once.close();
       throw new IllegalStateException("cannot create the reports table in " + file, e);
     }
+  }
+
+  /**
+   * Creates the {@code reports} table if it is missing.
+   *
+   * @param c a connection to the store's database
+   * @throws SQLException if the database refuses
+   */
+  public static void createTable(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(CREATE_TABLE);
+    }
+  }
+
+  /**
+   * Returns a builder for a store with seed 000's schema check for {@link Reports#OPERATION} and
+   * seed 003's for {@link Tickets#OPERATION}.
+   *
+   * @return the builder; set the database before building
+   */
+  public static OnceOnly.Builder builder() {
+    return OnceOnly.builder()
+        .busyTimeout(BUSY_TIMEOUT)
+        .validator(Reports.OPERATION, Reports.VALIDATOR)
+        .validator(Tickets.OPERATION, Tickets.VALIDATOR);
   }
 
   /** Opens a plain connection that waits for other writers like the store does. */
@@ -170,6 +189,24 @@ public final class ReportPipeline {
    */
   public static Production produce(
       OnceOnly once, List<ReportJob> jobs, Predicate<ReportJob> crashBeforePublish) {
+    return produce(once, jobs, crashBeforePublish, job -> publish(once.queue(), job));
+  }
+
+  /**
+   * Seed 000's producer over any transport: as {@link #produce(OnceOnly, List, Predicate)}, with
+   * {@code publisher} publishing each job's message.
+   *
+   * @param once the store where intents are registered
+   * @param jobs the jobs, in order
+   * @param crashBeforePublish which jobs the producer "dies" on after registering them
+   * @param publisher publishes a job's message
+   * @return what happened
+   */
+  public static Production produce(
+      OnceOnly once,
+      List<ReportJob> jobs,
+      Predicate<ReportJob> crashBeforePublish,
+      Function<ReportJob, SendResult> publisher) {
     int registered = 0;
     int already = 0;
     int conflicts = 0;
@@ -191,7 +228,7 @@ public final class ReportPipeline {
         crashed.add(job.jobId());
         continue;
       }
-      SendResult s = publish(once.queue(), job);
+      SendResult s = publisher.apply(job);
       if (s.status() == SendResult.Status.SENT) {
         sent++;
       } else if (s.status() == SendResult.Status.REPEATED) {

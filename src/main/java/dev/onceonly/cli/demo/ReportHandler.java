@@ -1,4 +1,4 @@
-package dev.onceonly.pipeline;
+package dev.onceonly.cli.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onceonly.CanonicalizationException;
@@ -6,17 +6,15 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
+import dev.onceonly.cli.demo.Reports.Report;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.IntentMessage;
 import dev.onceonly.queue.Job;
 import dev.onceonly.queue.QueueResult;
-import dev.onceonly.testing.Reports;
-import dev.onceonly.testing.Reports.Report;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -160,24 +158,27 @@ public final class ReportHandler implements Handler {
 
   private Report insert(Connection c, Delivery delivery, IntentKey key, JsonNode arguments)
       throws SQLException {
-    List<Integer> samples = ReportPipeline.samples(arguments);
-    int min = samples.stream().mapToInt(Integer::intValue).min().orElseThrow();
-    int max = samples.stream().mapToInt(Integer::intValue).max().orElseThrow();
-    double mean = samples.stream().mapToInt(Integer::intValue).average().orElseThrow();
+    Report report = insertReport(c, key, arguments);
+    listener.effect(delivery, key);
+    return report;
+  }
+
+  /** Inserts the report row of a job whose arguments the store's validator accepted. */
+  static Report insertReport(Connection c, IntentKey key, JsonNode arguments) throws SQLException {
+    Report report = Report.of(ReportPipeline.samples(arguments));
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO reports (job_id, scope, cantidad, minimo, maximo, media)"
                 + " VALUES (?, ?, ?, ?, ?, ?)")) {
       ps.setString(1, key.key());
       ps.setString(2, key.scope());
-      ps.setInt(3, samples.size());
-      ps.setInt(4, min);
-      ps.setInt(5, max);
-      ps.setDouble(6, mean);
+      ps.setInt(3, report.cantidad());
+      ps.setInt(4, report.minimo());
+      ps.setInt(5, report.maximo());
+      ps.setDouble(6, report.media());
       ps.executeUpdate();
     }
-    listener.effect(delivery, key);
-    return new Report(samples.size(), min, max, mean);
+    return report;
   }
 
   private static String describe(Outcome<?> o) {

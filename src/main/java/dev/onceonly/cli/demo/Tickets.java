@@ -1,4 +1,4 @@
-package dev.onceonly.testing;
+package dev.onceonly.cli.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onceonly.ArgumentsValidator;
@@ -10,11 +10,22 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
-/** Seed 003's ticket receiver: the business table the effects write to. */
+/**
+ * Seed 003's ticket receiver: the {@code create_ticket} operation's checks and the business table
+ * its effect writes to.
+ */
 public final class Tickets {
   private Tickets() {}
 
-  /** A created ticket, the result stored in the receipt. */
+  /** The operation's name. */
+  public static final String OPERATION = "create_ticket";
+
+  /**
+   * A created ticket, the result stored in the receipt.
+   *
+   * @param ticketId the row's id
+   * @param subject the subject
+   */
   public record Ticket(long ticketId, String subject) {}
 
   /**
@@ -36,6 +47,12 @@ public final class Tickets {
     }
   }
 
+  /**
+   * Creates the {@code tickets} table if it is missing.
+   *
+   * @param c a connection
+   * @throws SQLException if the database refuses
+   */
   public static void createTable(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(
@@ -44,7 +61,13 @@ public final class Tickets {
     }
   }
 
-  /** The effect: insert a ticket, return it. */
+  /**
+   * The effect: insert a ticket, return it.
+   *
+   * @param owner who asks
+   * @param subject what about
+   * @return the effect
+   */
   public static Effect<Ticket, SQLException> create(String owner, String subject) {
     return c -> {
       try (PreparedStatement ps =
