@@ -6,6 +6,7 @@ import dev.onceonly.internal.Checks;
 import dev.onceonly.internal.Core;
 import dev.onceonly.internal.DataSourceDatabase;
 import dev.onceonly.internal.Database;
+import dev.onceonly.internal.DatabaseClock;
 import dev.onceonly.internal.Migrator;
 import dev.onceonly.internal.QueueSignals;
 import dev.onceonly.internal.Requests;
@@ -69,9 +70,16 @@ public final class OnceOnly implements AutoCloseable {
   private final SqlRejectionStore rejections;
   private final SqlJobQueue queue;
   private final SqlExternalEffects externalEffects;
+  private final DatabaseClock databaseClock;
 
-  private OnceOnly(Database database, Core core, String prefix, Set<String> safeToRepeat) {
+  private OnceOnly(
+      Database database,
+      Core core,
+      String prefix,
+      Set<String> safeToRepeat,
+      DatabaseClock databaseClock) {
     this.database = database;
+    this.databaseClock = databaseClock;
     this.intents = new SqlIntentStore(core);
     this.receipts = new SqlReceiptStore(core);
     this.rejections = new SqlRejectionStore(core);
@@ -156,6 +164,9 @@ public final class OnceOnly implements AutoCloseable {
   /** Closes the connections this instance opened; a caller's data source stays open. */
   @Override
   public void close() {
+    if (databaseClock != null) {
+      databaseClock.close();
+    }
     database.close();
   }
 
@@ -177,7 +188,7 @@ public final class OnceOnly implements AutoCloseable {
     private Connection connection;
     private Dialect dialect;
     private String tablePrefix = DEFAULT_TABLE_PREFIX;
-    private InstantSource clock = InstantSource.system();
+    private InstantSource clock;
     private Canonicalizer canonicalizer = Canonicalizer.defaults();
     private ObjectMapper mapper;
     private Duration resultRetention = Duration.ofDays(30);
@@ -258,7 +269,10 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
-     * Sets the clock for receipts, retention and leases. Default the system clock.
+     * Sets the clock for receipts, retention and leases. Default: on PostgreSQL through a {@link
+     * #dataSource}, the server's clock (this machine's clock plus an offset to {@code
+     * clock_timestamp()}, measured at open and every few seconds after), so that every instance
+     * judges leases on one time base; otherwise the system clock.
      *
      * @param clock the clock
      * @return this builder
@@ -455,16 +469,26 @@ public final class OnceOnly implements AutoCloseable {
      */
     public OnceOnly build() {
       Database database = openDatabase();
+      DatabaseClock databaseClock = null;
       try {
-        new Migrator(database, tablePrefix, clock).migrate();
-        return new OnceOnly(database, core(database), tablePrefix, Set.copyOf(safeToRepeat));
+        if (clock == null && dataSource != null && database.dialect() == Dialect.POSTGRESQL) {
+          databaseClock = DatabaseClock.start(dataSource);
+        }
+        InstantSource time =
+            clock != null ? clock : databaseClock != null ? databaseClock : InstantSource.system();
+        new Migrator(database, tablePrefix, time).migrate();
+        return new OnceOnly(
+            database, core(database, time), tablePrefix, Set.copyOf(safeToRepeat), databaseClock);
       } catch (RuntimeException e) {
+        if (databaseClock != null) {
+          databaseClock.close();
+        }
         database.close();
         throw e;
       }
     }
 
-    private Core core(Database database) {
+    private Core core(Database database, InstantSource clock) {
       ObjectMapper m = mapper != null ? mapper : new ObjectMapper();
       Requests requests =
           new Requests(

@@ -3,6 +3,7 @@ package dev.onceonly.contract;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.MutableClock;
+import dev.onceonly.testing.SqlTimes;
 import dev.onceonly.testing.Tickets;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -30,6 +31,7 @@ public abstract class ContractSupport {
   protected final MutableClock clock = MutableClock.at("2030-01-15T10:00:00Z");
 
   private final List<OnceOnly> opened = new ArrayList<>();
+  private final List<AutoCloseable> closeLast = new ArrayList<>();
   private Consumer<OnceOnly.Builder> settings = b -> {};
 
   /** The store under test, set by {@link #start} and replaced by {@link #reopen()}. */
@@ -70,11 +72,29 @@ public abstract class ContractSupport {
     return instance;
   }
 
+  /** Registers a resource (a connection pool) to be closed after every instance of the test. */
+  protected void closeAfterwards(AutoCloseable resource) {
+    closeLast.add(resource);
+  }
+
   @AfterEach
-  void closeEverything() {
+  void closeEverything() throws Exception {
     synchronized (opened) {
       opened.forEach(OnceOnly::close);
     }
+    for (AutoCloseable c : closeLast) {
+      c.close();
+    }
+  }
+
+  /** Returns an SQL expression for the timestamp {@code column} as epoch milliseconds. */
+  protected String millis(String column) {
+    return SqlTimes.millis(once.dialect(), column);
+  }
+
+  /** Returns an SQL literal for the instant {@code millis} in a timestamp column. */
+  protected String timeLiteral(long millis) {
+    return SqlTimes.literal(once.dialect(), millis);
   }
 
   /** Runs {@code SELECT COUNT(*) …} (or any one-number query) through a fresh connection. */
@@ -119,7 +139,8 @@ public abstract class ContractSupport {
   /** Returns the names of every table in the database, lowercase, sorted. */
   protected List<String> tables() {
     try (Connection c = connect();
-        ResultSet rs = c.getMetaData().getTables(null, null, "%", new String[] {"TABLE"})) {
+        ResultSet rs =
+            c.getMetaData().getTables(null, c.getSchema(), "%", new String[] {"TABLE"})) {
       List<String> out = new ArrayList<>();
       while (rs.next()) {
         String name = rs.getString("TABLE_NAME").toLowerCase(Locale.ROOT);
