@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.IntentKey;
+import dev.onceonly.sql.Dialect;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -77,6 +78,9 @@ public record Core(
    * 32-bit hash: a collision only makes two unrelated keys wait for each other.
    */
   void lockKey(Connection c, String table, IntentKey key) throws SQLException {
+    if (database.dialect() != Dialect.POSTGRESQL) {
+      return; // before building the lock's name: SQLite's hot path allocates nothing here
+    }
     database.lockKey(c, sql.lockSpace + table.hashCode(), key.scope() + '\0' + key.key());
   }
 
