@@ -2,6 +2,7 @@ package dev.onceonly.contract;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.sql.Dialect;
+import dev.onceonly.testing.ContractDatabase;
 import dev.onceonly.testing.MutableClock;
 import dev.onceonly.testing.SqlTimes;
 import dev.onceonly.testing.Tickets;
@@ -21,9 +22,10 @@ import org.junit.jupiter.api.AfterEach;
 /**
  * What every contract suite needs from a database, and the helpers built on it.
  *
- * <p>A subclass per database supplies two things: {@link #open} (a new {@link OnceOnly} on this
- * test's database, the same database on every call within one test) and {@link #connect} (a new
- * JDBC connection to it). Everything the suites assert is read back through a fresh connection,
+ * <p>A subclass per database supplies either {@link #newDatabase} (a {@link ContractDatabase} for
+ * this test: the PostgreSQL subclasses) or two things: {@link #open} (a new {@link OnceOnly} on
+ * this test's database, the same database on every call within one test) and {@link #connect} (a
+ * new JDBC connection to it). Everything the suites assert is read back through a fresh connection,
  * usually after {@link #reopen()}, so that nothing passes because a value is still in memory.
  */
 public abstract class ContractSupport {
@@ -31,7 +33,7 @@ public abstract class ContractSupport {
   protected final MutableClock clock = MutableClock.at("2030-01-15T10:00:00Z");
 
   private final List<OnceOnly> opened = new ArrayList<>();
-  private final List<AutoCloseable> closeLast = new ArrayList<>();
+  private ContractDatabase database;
   private Consumer<OnceOnly.Builder> settings = b -> {};
 
   /** The store under test, set by {@link #start} and replaced by {@link #reopen()}. */
@@ -41,10 +43,31 @@ public abstract class ContractSupport {
    * Opens a new {@link OnceOnly} on this test's database with {@code clock}, then applies {@code
    * customize} to the builder. Every call within one test reaches the same database.
    */
-  protected abstract OnceOnly open(MutableClock clock, Consumer<OnceOnly.Builder> customize);
+  protected OnceOnly open(MutableClock clock, Consumer<OnceOnly.Builder> customize) {
+    OnceOnly.Builder builder = database().builder().clock(clock);
+    customize.accept(builder);
+    return builder.build();
+  }
+
+  /**
+   * Returns a new, empty database for this test, for subclasses that do not override {@link #open}
+   * and {@link #connect} (the PostgreSQL ones: a schema per test).
+   */
+  protected ContractDatabase newDatabase() {
+    throw new UnsupportedOperationException("override newDatabase(), or open() and connect()");
+  }
+
+  private synchronized ContractDatabase database() {
+    if (database == null) {
+      database = newDatabase();
+    }
+    return database;
+  }
 
   /** Opens a new JDBC connection to this test's database; the caller closes it. */
-  protected abstract Connection connect() throws SQLException;
+  protected Connection connect() throws SQLException {
+    return database().connect();
+  }
 
   /** Opens the store under test with default settings. */
   protected OnceOnly start() {
@@ -72,18 +95,13 @@ public abstract class ContractSupport {
     return instance;
   }
 
-  /** Registers a resource (a connection pool) to be closed after every instance of the test. */
-  protected void closeAfterwards(AutoCloseable resource) {
-    closeLast.add(resource);
-  }
-
   @AfterEach
   void closeEverything() throws Exception {
     synchronized (opened) {
       opened.forEach(OnceOnly::close);
     }
-    for (AutoCloseable c : closeLast) {
-      c.close();
+    if (database instanceof AutoCloseable pools) {
+      pools.close(); // a PostgreSQL schema's connection pools, after the instances on them
     }
   }
 

@@ -3,17 +3,15 @@ package dev.onceonly.race;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.ChildJvm;
-import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.Eventually;
+import dev.onceonly.testing.PostgresContractDatabase;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,20 +28,22 @@ class PostgresMultiInstanceTest {
 
   @TempDir Path logs;
 
+  private final PostgresContractDatabase pg = PostgresContractDatabase.create();
+
+  @AfterEach
+  void closePools() {
+    pg.close();
+  }
+
   @Test
   void threeInstancesOneKilledEveryIntentHasExactlyOneEffect() throws Exception {
-    String database = EmbeddedPg.newDatabase("multi");
-    try (Connection c = EmbeddedPg.connect(database);
-        Statement s = c.createStatement()) {
-      // No unique constraint on purpose: only the receipts keep an effect from committing twice.
-      s.execute("CREATE TABLE effects (message_key TEXT NOT NULL, holder TEXT NOT NULL)");
-    }
+    // No unique constraint on purpose: only the receipts keep an effect from committing twice.
+    pg.exec("CREATE TABLE effects (message_key TEXT NOT NULL, holder TEXT NOT NULL)");
     // Migrate once up front; the instances then race only on the queue and the receipts.
-    try (var pool = EmbeddedPg.pool(database, 2);
-        OnceOnly ignored = OnceOnly.builder().dataSource(pool).build()) {
-      assertThat(ignored.dialect().id()).isEqualTo("postgresql");
+    try (OnceOnly migrated = pg.builder().build()) {
+      assertThat(migrated.dialect()).isEqualTo(Dialect.POSTGRESQL);
     }
-    String url = EmbeddedPg.url(database);
+    String url = pg.url();
     try (ChildJvm.Group group = new ChildJvm.Group()) {
       List<ChildJvm> instances = new ArrayList<>();
       for (String name : List.of("a", "b", "victim")) {
@@ -65,29 +65,27 @@ class PostgresMultiInstanceTest {
           TIMEOUT,
           "the queue drained, the dead instance's leases taken over",
           () ->
-              count(database, "SELECT COUNT(*) FROM onceonly_messages") == 0
-                  && count(database, "SELECT COUNT(DISTINCT message_key) FROM effects") == KEYS);
+              pg.count("SELECT COUNT(*) FROM onceonly_messages") == 0
+                  && pg.count("SELECT COUNT(DISTINCT message_key) FROM effects") == KEYS);
 
-      assertThat(count(database, "SELECT COUNT(*) FROM effects")).isEqualTo(KEYS);
+      assertThat(pg.count("SELECT COUNT(*) FROM effects")).isEqualTo(KEYS);
       assertThat(
-              count(
-                  database,
+              pg.count(
                   "SELECT COUNT(*) FROM (SELECT message_key FROM effects"
                       + " GROUP BY message_key HAVING COUNT(*) > 1) d"))
           .as("duplicate effects")
           .isZero();
-      assertThat(count(database, "SELECT COUNT(*) FROM onceonly_receipts")).isEqualTo(KEYS);
+      assertThat(pg.count("SELECT COUNT(*) FROM onceonly_receipts")).isEqualTo(KEYS);
       assertThat(
-              count(
-                  database,
+              pg.count(
                   "SELECT COUNT(*) FROM effects e LEFT JOIN onceonly_receipts r"
                       + " ON r.intent_key = e.message_key WHERE r.intent_key IS NULL"))
           .as("effects without a receipt")
           .isZero();
-      assertThat(count(database, "SELECT COUNT(DISTINCT holder) FROM effects"))
+      assertThat(pg.count("SELECT COUNT(DISTINCT holder) FROM effects"))
           .as("instances that made effects")
           .isGreaterThanOrEqualTo(3);
-      assertThat(count(database, "SELECT COUNT(*) FROM effects WHERE holder = 'victim'"))
+      assertThat(pg.count("SELECT COUNT(*) FROM effects WHERE holder = 'victim'"))
           .as("effects the victim committed before it died")
           .isPositive();
     }
@@ -103,16 +101,5 @@ class PostgresMultiInstanceTest {
         "keys=" + KEYS,
         "threads=3",
         "leaseMs=2000");
-  }
-
-  private static long count(String database, String sql) {
-    try (Connection c = EmbeddedPg.connect(database);
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    } catch (SQLException e) {
-      throw new IllegalStateException(sql, e);
-    }
   }
 }

@@ -58,6 +58,12 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
     return schema;
   }
 
+  /** Returns a JDBC URL whose sessions use this schema (for child processes). */
+  public String url() {
+    String base = EmbeddedPg.url(database());
+    return base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+  }
+
   /** Returns a new pool of {@code size} on this schema, closed by {@link #close()}. */
   public synchronized HikariDataSource pool(int size) {
     HikariDataSource pool = EmbeddedPg.pool(database(), size, schema);
