@@ -20,7 +20,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *
  * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
  * -Dbench.main=dev.onceonly.bench.PostgresBenchMain} (add {@code -Dbench.args=quick} for a smoke
- * run). Runs are {@code -f 1 -wi 2 -w 3s -i 3 -r 5s}.
+ * run). Each side runs twice, in the order library, raw, raw, library, each run {@code -f 1 -wi 2
+ * -w 3s -i 3 -r 5s}, and the two runs of a side are averaged.
  */
 public final class PostgresBenchMain {
   private PostgresBenchMain() {}
@@ -43,8 +44,14 @@ public final class PostgresBenchMain {
     table.append("|---|---:|---:|---:|---:|\n");
     for (Case c : CASES) {
       for (int clients : CLIENTS) {
+        // A B B A: on a shared machine the load drifts over minutes; averaging both orders
+        // cancels a linear drift instead of charging it to whichever side ran second.
         double ours = run(c.bench(), clients, url, quick);
         double raw = run(c.baseline(), clients, url, quick);
+        if (!quick) {
+          raw = (raw + run(c.baseline(), clients, url, false)) / 2;
+          ours = (ours + run(c.bench(), clients, url, false)) / 2;
+        }
         table.append(
             String.format(
                 Locale.ROOT,
