@@ -5,9 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
-import dev.onceonly.queue.Delivery;
-import dev.onceonly.queue.Lease;
-import dev.onceonly.queue.Message;
 import dev.onceonly.testing.EmbeddedPg;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -15,7 +12,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -225,17 +221,9 @@ public class PostgresBenchmark {
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public int onceonly_sendReceiveAck(PerThread t) {
-    List<Message> batch = new ArrayList<>(BATCH);
-    for (int i = 0; i < BATCH; i++) {
-      batch.add(Message.of("jobs", t.scope + "-" + t.next++, Map.of("n", t.next)));
-    }
-    once.queue().sendAll(batch);
-    List<Delivery> got = once.queue().receive("jobs", BATCH, Duration.ofMinutes(5));
-    List<Lease> leases = new ArrayList<>(got.size());
-    for (Delivery d : got) {
-      leases.add(d.lease());
-    }
-    return once.queue().ackAll(leases).size();
+    int done = QueueBenchmark.sendReceiveAck(once, t.scope + "-", t.next);
+    t.next += BATCH;
+    return done;
   }
 
   @Benchmark
