@@ -10,6 +10,7 @@ import dev.onceonly.internal.DatabaseClock;
 import dev.onceonly.internal.Migrator;
 import dev.onceonly.internal.QueueSignals;
 import dev.onceonly.internal.Requests;
+import dev.onceonly.internal.SendNotifications;
 import dev.onceonly.internal.SingleConnectionDatabase;
 import dev.onceonly.internal.SqlExternalEffects;
 import dev.onceonly.internal.SqlIntentStore;
@@ -71,19 +72,30 @@ public final class OnceOnly implements AutoCloseable {
   private final SqlJobQueue queue;
   private final SqlExternalEffects externalEffects;
   private final DatabaseClock databaseClock;
+  private final SendNotifications notifications;
 
   private OnceOnly(
       Database database,
       Core core,
       String prefix,
       Set<String> safeToRepeat,
-      DatabaseClock databaseClock) {
+      DatabaseClock databaseClock,
+      DataSource listenFor) {
     this.database = database;
     this.databaseClock = databaseClock;
+    QueueSignals signals = new QueueSignals();
+    this.notifications =
+        listenFor == null ? null : SendNotifications.start(prefix, listenFor, signals);
     this.intents = new SqlIntentStore(core);
     this.receipts = new SqlReceiptStore(core);
     this.rejections = new SqlRejectionStore(core);
-    this.queue = new SqlJobQueue(core, prefix, RetryPolicy.defaults(), new QueueSignals());
+    this.queue =
+        new SqlJobQueue(
+            core,
+            prefix,
+            RetryPolicy.defaults(),
+            signals,
+            listenFor == null ? null : SendNotifications.channel(prefix));
     this.externalEffects =
         new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
   }
@@ -164,6 +176,9 @@ public final class OnceOnly implements AutoCloseable {
   /** Closes the connections this instance opened; a caller's data source stays open. */
   @Override
   public void close() {
+    if (notifications != null) {
+      notifications.close();
+    }
     if (databaseClock != null) {
       databaseClock.close();
     }
@@ -203,6 +218,7 @@ public final class OnceOnly implements AutoCloseable {
     private Synchronous synchronous = Synchronous.FULL;
     private int groupCommitMaxBatch = 64;
     private Duration groupCommitMaxWait = Duration.ZERO;
+    private DataSource listenForSends;
 
     private Builder() {}
 
@@ -238,6 +254,23 @@ public final class OnceOnly implements AutoCloseable {
      */
     public Builder connection(Connection connection) {
       this.connection = Objects.requireNonNull(connection, "connection");
+      return this;
+    }
+
+    /**
+     * On PostgreSQL, wakes this instance's idle workers as soon as any instance sends to their
+     * queue, instead of at their next poll. Every send then also issues {@code NOTIFY} in its
+     * transaction (one more statement per message), and a thread of this instance holds {@code
+     * LISTEN} on a connection from {@code direct}. Optional, and only a hint: polling still
+     * delivers everything. Every instance that sends must set it for its sends to wake others.
+     *
+     * @param direct where the listening connection comes from: a direct connection to the server
+     *     (not through PgBouncer's transaction pooling, which cannot hold a {@code LISTEN}); one
+     *     connection is held open until {@link OnceOnly#close()}
+     * @return this builder
+     */
+    public Builder listenForSends(DataSource direct) {
+      this.listenForSends = Objects.requireNonNull(direct, "direct");
       return this;
     }
 
@@ -471,6 +504,9 @@ public final class OnceOnly implements AutoCloseable {
       Database database = openDatabase();
       DatabaseClock databaseClock = null;
       try {
+        if (listenForSends != null && database.dialect() != Dialect.POSTGRESQL) {
+          throw new IllegalStateException("listenForSends needs PostgreSQL");
+        }
         if (clock == null && dataSource != null && database.dialect() == Dialect.POSTGRESQL) {
           databaseClock = DatabaseClock.start(dataSource);
         }
@@ -478,7 +514,12 @@ public final class OnceOnly implements AutoCloseable {
             clock != null ? clock : databaseClock != null ? databaseClock : InstantSource.system();
         new Migrator(database, tablePrefix, time).migrate();
         return new OnceOnly(
-            database, core(database, time), tablePrefix, Set.copyOf(safeToRepeat), databaseClock);
+            database,
+            core(database, time),
+            tablePrefix,
+            Set.copyOf(safeToRepeat),
+            databaseClock,
+            listenForSends);
       } catch (RuntimeException e) {
         if (databaseClock != null) {
           databaseClock.close();

@@ -41,6 +41,7 @@ public final class SqlJobQueue implements JobQueue {
   private final Times times;
   private final RetryPolicy policy;
   private final QueueSignals signals;
+  private final String notifyChannel;
   private final String prefix;
 
   /**
@@ -50,19 +51,23 @@ public final class SqlJobQueue implements JobQueue {
    * @param prefix the validated table prefix
    * @param policy the retry policy for failed messages
    * @param signals in-process wake-ups shared by every queue of this instance
+   * @param notifyChannel on PostgreSQL, the channel each send notifies (see {@link
+   *     SendNotifications}); null for none
    */
-  public SqlJobQueue(Core core, String prefix, RetryPolicy policy, QueueSignals signals) {
+  public SqlJobQueue(
+      Core core, String prefix, RetryPolicy policy, QueueSignals signals, String notifyChannel) {
     this.core = core;
     this.sql = new QueueStatements(prefix, core.database().dialect());
     this.times = core.times();
     this.policy = Objects.requireNonNull(policy, "policy");
     this.signals = signals;
     this.prefix = prefix;
+    this.notifyChannel = notifyChannel;
   }
 
   /** Returns a view of this queue with another retry policy. */
   public SqlJobQueue withPolicy(RetryPolicy other) {
-    return new SqlJobQueue(core, prefix, other, signals);
+    return new SqlJobQueue(core, prefix, other, signals, notifyChannel);
   }
 
   private record Prepared(Message message, String payload, Fingerprint fingerprint) {}
@@ -161,6 +166,9 @@ public final class SqlJobQueue implements JobQueue {
       times.set(ps, 7, now);
       if (ps.executeUpdate() == 1) {
         insertPayload(c, ref, body, now);
+        if (notifyChannel != null) {
+          SendNotifications.notifySent(c, notifyChannel, m.queue());
+        }
         return new SendResult(SendResult.Status.SENT, m.queue(), m.key());
       }
     }
