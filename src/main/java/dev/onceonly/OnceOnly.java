@@ -6,9 +6,11 @@ import dev.onceonly.internal.Checks;
 import dev.onceonly.internal.Core;
 import dev.onceonly.internal.DataSourceDatabase;
 import dev.onceonly.internal.Database;
+import dev.onceonly.internal.DatabaseClock;
 import dev.onceonly.internal.Migrator;
 import dev.onceonly.internal.QueueSignals;
 import dev.onceonly.internal.Requests;
+import dev.onceonly.internal.SendNotifications;
 import dev.onceonly.internal.SingleConnectionDatabase;
 import dev.onceonly.internal.SqlExternalEffects;
 import dev.onceonly.internal.SqlIntentStore;
@@ -69,13 +71,31 @@ public final class OnceOnly implements AutoCloseable {
   private final SqlRejectionStore rejections;
   private final SqlJobQueue queue;
   private final SqlExternalEffects externalEffects;
+  private final DatabaseClock databaseClock;
+  private final SendNotifications notifications;
 
-  private OnceOnly(Database database, Core core, String prefix, Set<String> safeToRepeat) {
+  private OnceOnly(
+      Database database,
+      Core core,
+      String prefix,
+      Set<String> safeToRepeat,
+      DatabaseClock databaseClock,
+      DataSource listenFor) {
     this.database = database;
+    this.databaseClock = databaseClock;
+    QueueSignals signals = new QueueSignals();
+    this.notifications =
+        listenFor == null ? null : SendNotifications.start(prefix, listenFor, signals);
     this.intents = new SqlIntentStore(core);
     this.receipts = new SqlReceiptStore(core);
     this.rejections = new SqlRejectionStore(core);
-    this.queue = new SqlJobQueue(core, prefix, RetryPolicy.defaults(), new QueueSignals());
+    this.queue =
+        new SqlJobQueue(
+            core,
+            prefix,
+            RetryPolicy.defaults(),
+            signals,
+            listenFor == null ? null : SendNotifications.channel(prefix));
     this.externalEffects =
         new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
   }
@@ -158,6 +178,12 @@ public final class OnceOnly implements AutoCloseable {
   /** Closes the connections this instance opened; a caller's data source stays open. */
   @Override
   public void close() {
+    if (notifications != null) {
+      notifications.close();
+    }
+    if (databaseClock != null) {
+      databaseClock.close();
+    }
     database.close();
   }
 
@@ -179,7 +205,7 @@ public final class OnceOnly implements AutoCloseable {
     private Connection connection;
     private Dialect dialect;
     private String tablePrefix = DEFAULT_TABLE_PREFIX;
-    private InstantSource clock = InstantSource.system();
+    private InstantSource clock;
     private Canonicalizer canonicalizer = Canonicalizer.defaults();
     private ObjectMapper mapper;
     private Duration resultRetention = Duration.ofDays(30);
@@ -194,6 +220,7 @@ public final class OnceOnly implements AutoCloseable {
     private Synchronous synchronous = Synchronous.FULL;
     private int groupCommitMaxBatch = 64;
     private Duration groupCommitMaxWait = Duration.ZERO;
+    private DataSource listenForSends;
 
     private Builder() {}
 
@@ -233,6 +260,23 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * On PostgreSQL, wakes this instance's idle workers as soon as any instance sends to their
+     * queue, instead of at their next poll. Every send then also issues {@code NOTIFY} in its
+     * transaction (one more statement per message), and a thread of this instance holds {@code
+     * LISTEN} on a connection from {@code direct}. Optional, and only a hint: polling still
+     * delivers everything. Every instance that sends must set it for its sends to wake others.
+     *
+     * @param direct where the listening connection comes from: a direct connection to the server
+     *     (not through PgBouncer's transaction pooling, which cannot hold a {@code LISTEN}); one
+     *     connection is held open until {@link OnceOnly#close()}
+     * @return this builder
+     */
+    public Builder listenForSends(DataSource direct) {
+      this.listenForSends = Objects.requireNonNull(direct, "direct");
+      return this;
+    }
+
+    /**
      * Sets the dialect instead of detecting it from the connection's metadata.
      *
      * @param dialect the dialect
@@ -260,7 +304,10 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
-     * Sets the clock for receipts, retention and leases. Default the system clock.
+     * Sets the clock for receipts, retention and leases. Default: on PostgreSQL through a {@link
+     * #dataSource}, the server's clock (this machine's clock plus an offset to {@code
+     * clock_timestamp()}, measured at open and every few seconds after), so that every instance
+     * judges leases on one time base; otherwise the system clock.
      *
      * @param clock the clock
      * @return this builder
@@ -457,16 +504,34 @@ public final class OnceOnly implements AutoCloseable {
      */
     public OnceOnly build() {
       Database database = openDatabase();
+      DatabaseClock databaseClock = null;
       try {
-        new Migrator(database, tablePrefix, clock).migrate();
-        return new OnceOnly(database, core(database), tablePrefix, Set.copyOf(safeToRepeat));
+        if (listenForSends != null && database.dialect() != Dialect.POSTGRESQL) {
+          throw new IllegalStateException("listenForSends needs PostgreSQL");
+        }
+        if (clock == null && dataSource != null && database.dialect() == Dialect.POSTGRESQL) {
+          databaseClock = DatabaseClock.start(dataSource);
+        }
+        InstantSource time =
+            clock != null ? clock : databaseClock != null ? databaseClock : InstantSource.system();
+        new Migrator(database, tablePrefix, time).migrate();
+        return new OnceOnly(
+            database,
+            core(database, time),
+            tablePrefix,
+            Set.copyOf(safeToRepeat),
+            databaseClock,
+            listenForSends);
       } catch (RuntimeException e) {
+        if (databaseClock != null) {
+          databaseClock.close();
+        }
         database.close();
         throw e;
       }
     }
 
-    private Core core(Database database) {
+    private Core core(Database database, InstantSource clock) {
       ObjectMapper m = mapper != null ? mapper : new ObjectMapper();
       Requests requests =
           new Requests(

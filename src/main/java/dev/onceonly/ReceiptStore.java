@@ -6,14 +6,18 @@ import java.util.Optional;
 /**
  * Runs check-then-effect steps exactly once per intent.
  *
- * <p>A step, in one transaction (on SQLite a {@code BEGIN IMMEDIATE} one, so two writers can never
- * both see "no receipt"): look up the receipt for the key; with the same fingerprint return {@link
+ * <p>A step, in one transaction (on SQLite a {@code BEGIN IMMEDIATE} one, on PostgreSQL one that
+ * first takes a transaction-scoped lock on the key, so two writers can never both see "no
+ * receipt"): look up the receipt for the key; with the same fingerprint return {@link
  * Outcome.Repeated} and the stored result; with another fingerprint return {@link
  * Outcome.Conflict}; past retention, {@link Outcome.Expired}; otherwise check the arguments against
  * a registered intent, run the effect with the transaction's connection, store the receipt and
  * commit, then return {@link Outcome.Created}. Nothing is answered before its commit.
  *
- * <p>Thread-safe. The effect runs at most once per call and, per key, commits at most once.
+ * <p>Thread-safe. Per key, the effect commits at most once. It runs at most once per call, except
+ * on PostgreSQL through a data source: a transaction the server aborts with a serialization failure
+ * or a deadlock ({@code 40001}, {@code 40P01}) is run again, up to five times in all, and each
+ * earlier run was rolled back (the final failure carries the earlier ones as suppressed).
  */
 public interface ReceiptStore {
 

@@ -8,7 +8,6 @@ import dev.onceonly.external.FailureClass;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 
 /**
@@ -55,14 +54,14 @@ final class ClaimRow {
   }
 
   /** Reads the {@link ClaimStatements#MUTABLE} columns starting at column {@code i}. */
-  ClaimRow(IntentKey key, ResultSet rs, int i) throws SQLException {
+  ClaimRow(IntentKey key, ResultSet rs, int i, Times times) throws SQLException {
     this.key = key;
     operation = rs.getString(i++);
     fingerprint = rs.getString(i++);
     arguments = rs.getString(i++);
     state = ClaimState.valueOf(rs.getString(i++));
     fence = rs.getLong(i++);
-    leaseUntil = nullableLong(rs, i++);
+    leaseUntil = times.getNullable(rs, i++);
     attempts = rs.getInt(i++);
     downstreamKey = rs.getString(i++);
     result = rs.getString(i++);
@@ -70,14 +69,14 @@ final class ClaimRow {
     String fc = rs.getString(i++);
     failureClass = fc == null ? null : FailureClass.valueOf(fc);
     maybeApplied = rs.getInt(i++) != 0;
-    nextAttemptAt = nullableLong(rs, i++);
-    firstAttemptAt = nullableLong(rs, i++);
+    nextAttemptAt = times.getNullable(rs, i++);
+    firstAttemptAt = times.getNullable(rs, i++);
     cancelReason = rs.getString(i++);
-    cancelRequestedAt = nullableLong(rs, i++);
+    cancelRequestedAt = times.getNullable(rs, i++);
     compensatesKey = rs.getString(i++);
-    createdAt = rs.getLong(i++);
-    updatedAt = rs.getLong(i++);
-    completedAt = nullableLong(rs, i);
+    createdAt = times.get(rs, i++);
+    updatedAt = times.get(rs, i++);
+    completedAt = times.getNullable(rs, i);
     readFence = fence;
     readState = state;
   }
@@ -95,27 +94,27 @@ final class ClaimRow {
   }
 
   /** Binds the {@link ClaimStatements#MUTABLE} columns starting at parameter {@code i}. */
-  int bind(PreparedStatement ps, int i) throws SQLException {
+  int bind(PreparedStatement ps, int i, Times times) throws SQLException {
     ps.setString(i++, operation);
     ps.setString(i++, fingerprint);
     ps.setString(i++, arguments);
     ps.setString(i++, state.name());
     ps.setLong(i++, fence);
-    setLong(ps, i++, leaseUntil);
+    times.setNullable(ps, i++, leaseUntil);
     ps.setInt(i++, attempts);
     ps.setString(i++, downstreamKey);
     ps.setString(i++, result);
     ps.setString(i++, lastError);
     ps.setString(i++, failureClass == null ? null : failureClass.name());
     ps.setInt(i++, maybeApplied ? 1 : 0);
-    setLong(ps, i++, nextAttemptAt);
-    setLong(ps, i++, firstAttemptAt);
+    times.setNullable(ps, i++, nextAttemptAt);
+    times.setNullable(ps, i++, firstAttemptAt);
     ps.setString(i++, cancelReason);
-    setLong(ps, i++, cancelRequestedAt);
+    times.setNullable(ps, i++, cancelRequestedAt);
     ps.setString(i++, compensatesKey);
-    ps.setLong(i++, createdAt);
-    ps.setLong(i++, updatedAt);
-    setLong(ps, i++, completedAt);
+    times.set(ps, i++, createdAt);
+    times.set(ps, i++, updatedAt);
+    times.setNullable(ps, i++, completedAt);
     return i;
   }
 
@@ -147,18 +146,5 @@ final class ClaimRow {
 
   static Instant instant(Long millis) {
     return millis == null ? null : Instant.ofEpochMilli(millis);
-  }
-
-  private static Long nullableLong(ResultSet rs, int i) throws SQLException {
-    long v = rs.getLong(i);
-    return rs.wasNull() ? null : v;
-  }
-
-  private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
-    if (v == null) {
-      ps.setNull(i, Types.BIGINT);
-    } else {
-      ps.setLong(i, v);
-    }
   }
 }

@@ -3,6 +3,8 @@ package dev.onceonly.internal;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -23,8 +25,32 @@ public final class DataSourceDatabase extends Database {
     this.dataSource = dataSource;
   }
 
+  /** How many times a transaction runs before its serialization failure is final. */
+  static final int MAX_ATTEMPTS = 5;
+
+  /**
+   * Runs {@code work} in a transaction, again (up to {@value #MAX_ATTEMPTS} times in all) when
+   * PostgreSQL reports a serialization failure or a deadlock, with each earlier failure attached to
+   * the final one as suppressed. The work may therefore run more than once; every run but the last
+   * was rolled back.
+   */
   @Override
   protected <T> T inWriteTransaction(Work<T> work) {
+    List<RuntimeException> earlier = new ArrayList<>();
+    while (true) {
+      try {
+        return once(work);
+      } catch (RuntimeException e) {
+        if (!retryable(e) || earlier.size() + 1 >= MAX_ATTEMPTS) {
+          earlier.forEach(e::addSuppressed);
+          throw e;
+        }
+        earlier.add(e);
+      }
+    }
+  }
+
+  private <T> T once(Work<T> work) {
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       begin(c);

@@ -18,11 +18,13 @@ import java.sql.SQLException;
  */
 public abstract class Database implements AutoCloseable {
   private final Dialect dialect;
+  private final Times times;
   private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> Boolean.FALSE);
   private final ThreadLocal<Connection> current = new ThreadLocal<>();
 
   protected Database(Dialect dialect) {
     this.dialect = dialect;
+    this.times = Times.of(dialect);
   }
 
   /** A unit of work on a connection. */
@@ -35,6 +37,44 @@ public abstract class Database implements AutoCloseable {
   /** Returns the dialect. */
   public Dialect dialect() {
     return dialect;
+  }
+
+  /** Returns how this dialect binds and reads instants. */
+  Times times() {
+    return times;
+  }
+
+  /**
+   * Takes a transaction-scoped lock on {@code (space, name)} on PostgreSQL (released by the
+   * transaction's end, so nothing outlives it); on SQLite does nothing. See {@link Core#lockKey}.
+   */
+  final void lockKey(Connection c, int space, String name) throws SQLException {
+    if (dialect != Dialect.POSTGRESQL) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(?, ?)")) {
+      ps.setInt(1, space);
+      ps.setInt(2, name.hashCode()); // String.hashCode is specified, so every JVM agrees
+      ps.execute();
+    }
+  }
+
+  /**
+   * Returns whether a failed transaction may simply run again: on PostgreSQL a serialization
+   * failure ({@code 40001}) or a detected deadlock ({@code 40P01}); the server rolled the
+   * transaction back.
+   */
+  protected final boolean retryable(Throwable failure) {
+    if (dialect != Dialect.POSTGRESQL) {
+      return false;
+    }
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLException e) {
+        String state = e.getSQLState();
+        return "40001".equals(state) || "40P01".equals(state);
+      }
+    }
+    return false;
   }
 
   /** Runs {@code work} in a write transaction of its own and commits it. */

@@ -1,6 +1,7 @@
 package dev.onceonly.internal;
 
 import dev.onceonly.StoreException;
+import dev.onceonly.sql.Dialect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -19,13 +20,17 @@ import java.util.List;
  * recording each in {@code <prefix>schema_version}. Never destructive: scripts only create.
  *
  * <p>Safe when several processes open the same database at once: the check and the scripts run in
- * one write transaction ({@code BEGIN IMMEDIATE} on SQLite), so the second process waits, then sees
- * the version the first one recorded.
+ * one write transaction ({@code BEGIN IMMEDIATE} on SQLite; on PostgreSQL, DDL is transactional and
+ * a transaction-scoped advisory lock on the prefix is taken first), so the second process waits,
+ * then sees the version the first one recorded.
  */
 public final class Migrator {
   /** The migrations this library ships, in order; index + 1 is the version. */
   static final List<String> SCRIPTS =
       List.of("V1__receipt_core.sql", "V2__job_queue.sql", "V3__external_effects.sql");
+
+  /** The advisory lock space of migrations (an arbitrary constant: "OnceMigr" folded). */
+  private static final int MIGRATION_LOCK_SPACE = 0x4f6e4d67;
 
   private final Database database;
   private final String prefix;
@@ -60,12 +65,18 @@ public final class Migrator {
   }
 
   private int migrate(Connection c) throws SQLException {
+    // PostgreSQL: instances starting at once queue here until the first one commits (its CREATE
+    // TABLE IF NOT EXISTS would otherwise race on the catalog). The lock is transaction-scoped, so
+    // it holds no session state and works through PgBouncer's transaction pooling.
+    database.lockKey(c, MIGRATION_LOCK_SPACE, prefix);
     execute(
         c,
         "CREATE TABLE IF NOT EXISTS "
             + prefix
             + "schema_version (version INTEGER NOT NULL PRIMARY KEY,"
-            + " description TEXT NOT NULL, applied_at BIGINT NOT NULL)");
+            + " description TEXT NOT NULL, applied_at "
+            + (database.dialect() == Dialect.POSTGRESQL ? "TIMESTAMPTZ" : "BIGINT")
+            + " NOT NULL)");
     int found = currentVersion(c);
     if (found > latestVersion()) {
       throw new StoreException(
@@ -102,7 +113,7 @@ public final class Migrator {
                 + "schema_version (version, description, applied_at) VALUES (?, ?, ?)")) {
       ps.setInt(1, version);
       ps.setString(2, script);
-      ps.setLong(3, clock.millis());
+      database.times().set(ps, 3, clock.millis());
       ps.executeUpdate();
     }
   }

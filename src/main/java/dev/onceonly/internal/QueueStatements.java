@@ -1,5 +1,7 @@
 package dev.onceonly.internal;
 
+import dev.onceonly.sql.Dialect;
+
 /** Every SQL statement of the job queue, built once for a table prefix. */
 final class QueueStatements {
   final String insertMessage;
@@ -24,30 +26,32 @@ final class QueueStatements {
   final String depth;
   final String nextDue;
 
-  QueueStatements(String p) {
+  /**
+   * Whether {@link #claim} takes its parameters as (queue, now, max, until, now), the PostgreSQL
+   * form, instead of (until, now, queue, now, max).
+   */
+  final boolean claimDueFirst;
+
+  QueueStatements(String p, Dialect dialect) {
     String m = p + "messages";
+    boolean pg = dialect == Dialect.POSTGRESQL;
+    claimDueFirst = pg;
     insertMessage =
         "INSERT INTO "
             + m
             + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (queue, message_key) DO NOTHING";
     messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
-    claim =
-        "UPDATE "
-            + m
-            + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1,"
-            + " first_claimed_at = COALESCE(first_claimed_at, ?)"
-            + " WHERE id IN (SELECT id FROM "
-            + m
-            + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?)"
-            + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
-            + " last_error";
+    claim = pg ? postgresClaim(m) : sqliteClaim(m);
     ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
     renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
     reschedule =
         "UPDATE "
             + m
-            + " SET deliver_at = ?, attempts = MAX(attempts - 1, 0), fence = fence + 1,"
+            + (pg
+                ? " SET deliver_at = ?, attempts = GREATEST(attempts - 1, 0),"
+                : " SET deliver_at = ?, attempts = MAX(attempts - 1, 0),")
+            + " fence = fence + 1,"
             + " first_claimed_at = NULL WHERE id = ? AND fence = ?";
     attempts =
         "SELECT attempts, COALESCE(first_claimed_at, created_at) FROM "
@@ -79,7 +83,9 @@ final class QueueStatements {
             + "dead_letters d JOIN "
             + m
             + " x ON x.queue = d.queue AND x.message_key = d.message_key"
-            + " WHERE x.id = ? AND x.fence = ? AND d.payload_ref IS NOT x.payload_ref)";
+            + " WHERE x.id = ? AND x.fence = ? AND d.payload_ref"
+            + (pg ? " IS DISTINCT FROM" : " IS NOT")
+            + " x.payload_ref)";
     insertPayload =
         "INSERT INTO " + p + "payloads (payload_ref, body, created_at) VALUES (?, ?, ?)";
     selectPayload =
@@ -109,5 +115,37 @@ final class QueueStatements {
     depth = "SELECT COUNT(*) FROM " + m + " WHERE queue = ?";
     nextDue = "SELECT MIN(deliver_at) FROM " + m + " WHERE queue = ?";
     StatementCache.registerFields(this);
+  }
+
+  private static String sqliteClaim(String m) {
+    // SQLite runs this under BEGIN IMMEDIATE: no other writer can claim the same rows.
+    return "UPDATE "
+        + m
+        + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1,"
+        + " first_claimed_at = COALESCE(first_claimed_at, ?)"
+        + " WHERE id IN (SELECT id FROM "
+        + m
+        + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?)"
+        + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
+        + " last_error";
+  }
+
+  /**
+   * One statement: lock the due rows nobody else has locked ({@code SKIP LOCKED}, so concurrent
+   * receivers take disjoint rows instead of queueing behind each other), move them to the end of
+   * the lease and bump their fence, and return them in due order.
+   */
+  private static String postgresClaim(String m) {
+    return "WITH due AS (SELECT id, deliver_at AS due_at FROM "
+        + m
+        + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?"
+        + " FOR UPDATE SKIP LOCKED), claimed AS (UPDATE "
+        + m
+        + " x SET deliver_at = ?, fence = x.fence + 1, attempts = x.attempts + 1,"
+        + " first_claimed_at = COALESCE(x.first_claimed_at, ?) FROM due WHERE x.id = due.id"
+        + " RETURNING x.id, x.message_key, x.payload, x.payload_ref, x.fence, x.attempts,"
+        + " x.created_at, x.last_error, due.due_at)"
+        + " SELECT id, message_key, payload, payload_ref, fence, attempts, created_at, last_error"
+        + " FROM claimed ORDER BY due_at, id";
   }
 }

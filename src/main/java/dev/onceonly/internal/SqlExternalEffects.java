@@ -94,7 +94,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .write(
             c -> {
-              ClaimRow o = select(c, original);
+              ClaimRow o = lockAndSelect(c, original);
               if (o == null || o.state != ClaimState.COMPLETED) {
                 throw new InvalidRequestException(
                     "original",
@@ -112,7 +112,7 @@ public final class SqlExternalEffects implements ExternalEffects {
       throws SQLException {
     long now = core.clock().millis();
     IntentKey key = request.key();
-    ClaimRow row = select(c, key);
+    ClaimRow row = lockAndSelect(c, key);
     if (row == null) {
       row = new ClaimRow(key, ExternalEffects.downstreamKey(key), now);
       row.operation = request.operation();
@@ -248,7 +248,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .write(
             c -> {
-              ClaimRow row = select(c, claim.key());
+              ClaimRow row = lockAndSelect(c, claim.key());
               if (row == null
                   || row.fence != claim.fence()
                   || row.state == ClaimState.COMPLETED
@@ -276,7 +276,7 @@ public final class SqlExternalEffects implements ExternalEffects {
   }
 
   private Settlement failIn(Connection c, Claim claim, Failure failure) throws SQLException {
-    ClaimRow row = select(c, claim.key());
+    ClaimRow row = lockAndSelect(c, claim.key());
     Settlement refused = refusedReport(claim, row);
     if (refused != null) {
       return refused;
@@ -326,7 +326,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .write(
             c -> {
-              ClaimRow row = select(c, claim.key());
+              ClaimRow row = lockAndSelect(c, claim.key());
               Settlement refused = refusedReport(claim, row);
               if (refused != null) {
                 return refused;
@@ -395,7 +395,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .read(
             c -> {
-              ClaimRow row = select(c, claim.key());
+              ClaimRow row = lockAndSelect(c, claim.key());
               if (row == null || row.fence != claim.fence()) {
                 return ClaimCheck.LEASE_LOST;
               }
@@ -421,7 +421,7 @@ public final class SqlExternalEffects implements ExternalEffects {
 
   private CancelResult cancelIn(Connection c, IntentKey key, String reason) throws SQLException {
     long now = core.clock().millis();
-    ClaimRow row = select(c, key);
+    ClaimRow row = lockAndSelect(c, key);
     if (row == null) {
       row = new ClaimRow(key, ExternalEffects.downstreamKey(key), now);
       row.state = ClaimState.CANCELLED;
@@ -483,7 +483,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     try (PreparedStatement ps = c.prepareStatement(sql.expired)) {
       ps.setString(1, ClaimState.IN_PROGRESS.name());
       ps.setString(2, ClaimState.CANCEL_REQUESTED.name());
-      ps.setLong(3, now);
+      core.times().set(ps, 3, now);
       ps.setInt(4, limit);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -492,7 +492,10 @@ public final class SqlExternalEffects implements ExternalEffects {
       }
     }
     for (IntentKey key : keys) {
-      ClaimRow row = select(c, key);
+      ClaimRow row = lockAndSelect(c, key);
+      if (!leaseRanOut(row, now)) {
+        continue; // another instance settled it between the scan and the lock
+      }
       if (takeoverAllowed(row, now)) {
         row.lastError = expiredMessage(row);
         row.maybeApplied = true;
@@ -507,6 +510,13 @@ public final class SqlExternalEffects implements ExternalEffects {
     }
   }
 
+  private static boolean leaseRanOut(ClaimRow row, long now) {
+    return row != null
+        && (row.state == ClaimState.IN_PROGRESS || row.state == ClaimState.CANCEL_REQUESTED)
+        && row.leaseUntil != null
+        && row.leaseUntil <= now;
+  }
+
   private List<ClaimRecord> unknownPage(Connection c, IntentKey after, int limit)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.unknownPage)) {
@@ -519,7 +529,7 @@ public final class SqlExternalEffects implements ExternalEffects {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           IntentKey key = IntentKey.of(rs.getString(1), rs.getString(2));
-          out.add(new ClaimRow(key, rs, 3).toRecord());
+          out.add(new ClaimRow(key, rs, 3, core.times()).toRecord());
         }
       }
       return out;
@@ -533,7 +543,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .write(
             c -> {
-              ClaimRow row = select(c, key);
+              ClaimRow row = lockAndSelect(c, key);
               if (row == null || row.state != ClaimState.UNKNOWN) {
                 return Optional.<ClaimState>empty();
               }
@@ -553,7 +563,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .write(
             c -> {
-              ClaimRow row = select(c, key);
+              ClaimRow row = lockAndSelect(c, key);
               if (row == null || row.state != ClaimState.UNKNOWN) {
                 return Optional.<ClaimState>empty();
               }
@@ -579,12 +589,22 @@ public final class SqlExternalEffects implements ExternalEffects {
 
   // ---- rows ----
 
+  /**
+   * Reads a claim row for a transition. On PostgreSQL the key is locked first (see {@link
+   * Core#lockKey}), so the read-decide-write of one transition cannot interleave with another
+   * instance's on the same key; the fence compare-and-set in {@link #mustUpdate} stays as a check.
+   */
+  private ClaimRow lockAndSelect(Connection c, IntentKey key) throws SQLException {
+    core.lockKey(c, "claims", key);
+    return select(c, key);
+  }
+
   private ClaimRow select(Connection c, IntentKey key) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.select)) {
       ps.setString(1, key.scope());
       ps.setString(2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? new ClaimRow(key, rs, 1) : null;
+        return rs.next() ? new ClaimRow(key, rs, 1, core.times()) : null;
       }
     }
   }
@@ -593,7 +613,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     try (PreparedStatement ps = c.prepareStatement(sql.insert)) {
       ps.setString(1, row.key.scope());
       ps.setString(2, row.key.key());
-      row.bind(ps, 3);
+      row.bind(ps, 3, core.times());
       if (ps.executeUpdate() != 1) {
         throw new IllegalStateException("claim row for " + row.key + " appeared concurrently");
       }
@@ -603,7 +623,7 @@ public final class SqlExternalEffects implements ExternalEffects {
   /** Writes a transition; the row must still have the fence and state it was read with. */
   private void mustUpdate(Connection c, ClaimRow row) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.update)) {
-      int i = row.bind(ps, 1);
+      int i = row.bind(ps, 1, core.times());
       ps.setString(i++, row.key.scope());
       ps.setString(i++, row.key.key());
       ps.setLong(i++, row.readFence());
@@ -623,7 +643,8 @@ public final class SqlExternalEffects implements ExternalEffects {
     }
   }
 
-  private static String bound(String text) {
+  private static String bound(String raw) {
+    String text = SqlRejectionStore.storable(raw);
     return text.length() <= MAX_TEXT_CHARS
         ? text
         : text.substring(0, MAX_TEXT_CHARS - 1) + "\u2026";

@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -48,7 +47,7 @@ public final class SqlIntentStore implements IntentStore {
       ps.setString(3, request.operation());
       ps.setString(4, request.fingerprint().toString());
       ps.setString(5, request.canonicalArguments());
-      ps.setLong(6, core.clock().millis());
+      core.times().set(ps, 6, core.clock().millis());
       if (ps.executeUpdate() == 1) {
         return new Registration.Registered(request.key(), request.fingerprint());
       }
@@ -98,7 +97,7 @@ public final class SqlIntentStore implements IntentStore {
             rs.getString(1),
             Fingerprint.parse(rs.getString(2)),
             core.readTree(rs.getString(3)),
-            Instant.ofEpochMilli(rs.getLong(4)));
+            core.times().instant(rs, 4));
       }
     }
   }
@@ -134,7 +133,7 @@ public final class SqlIntentStore implements IntentStore {
                   rs.getString(3),
                   Fingerprint.parse(rs.getString(4)),
                   core.readTree(rs.getString(5)),
-                  Instant.ofEpochMilli(rs.getLong(6))));
+                  core.times().instant(rs, 6)));
         }
       }
       return out;

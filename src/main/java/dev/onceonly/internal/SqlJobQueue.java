@@ -38,8 +38,10 @@ public final class SqlJobQueue implements JobQueue {
 
   private final Core core;
   private final QueueStatements sql;
+  private final Times times;
   private final RetryPolicy policy;
   private final QueueSignals signals;
+  private final String notifyChannel;
   private final String prefix;
 
   /**
@@ -49,18 +51,23 @@ public final class SqlJobQueue implements JobQueue {
    * @param prefix the validated table prefix
    * @param policy the retry policy for failed messages
    * @param signals in-process wake-ups shared by every queue of this instance
+   * @param notifyChannel on PostgreSQL, the channel each send notifies (see {@link
+   *     SendNotifications}); null for none
    */
-  public SqlJobQueue(Core core, String prefix, RetryPolicy policy, QueueSignals signals) {
+  public SqlJobQueue(
+      Core core, String prefix, RetryPolicy policy, QueueSignals signals, String notifyChannel) {
     this.core = core;
-    this.sql = new QueueStatements(prefix);
+    this.sql = new QueueStatements(prefix, core.database().dialect());
+    this.times = core.times();
     this.policy = Objects.requireNonNull(policy, "policy");
     this.signals = signals;
     this.prefix = prefix;
+    this.notifyChannel = notifyChannel;
   }
 
   /** Returns a view of this queue with another retry policy. */
   public SqlJobQueue withPolicy(RetryPolicy other) {
-    return new SqlJobQueue(core, prefix, other, signals);
+    return new SqlJobQueue(core, prefix, other, signals, notifyChannel);
   }
 
   private record Prepared(Message message, String payload, Fingerprint fingerprint) {}
@@ -155,10 +162,13 @@ public final class SqlJobQueue implements JobQueue {
       ps.setString(3, p.fingerprint().toString());
       ps.setString(4, p.payload());
       ps.setString(5, ref);
-      ps.setLong(6, m.deliverAt() == null ? now : m.deliverAt().toEpochMilli());
-      ps.setLong(7, now);
+      times.set(ps, 6, m.deliverAt() == null ? now : m.deliverAt().toEpochMilli());
+      times.set(ps, 7, now);
       if (ps.executeUpdate() == 1) {
         insertPayload(c, ref, body, now);
+        if (notifyChannel != null) {
+          SendNotifications.notifySent(c, notifyChannel, m.queue());
+        }
         return new SendResult(SendResult.Status.SENT, m.queue(), m.key());
       }
     }
@@ -177,7 +187,7 @@ public final class SqlJobQueue implements JobQueue {
     try (PreparedStatement ps = c.prepareStatement(sql.insertPayload)) {
       ps.setString(1, ref);
       ps.setBytes(2, body);
-      ps.setLong(3, now);
+      times.set(ps, 3, now);
       ps.executeUpdate();
     }
   }
@@ -209,11 +219,19 @@ public final class SqlJobQueue implements JobQueue {
     List<Delivery> out = new ArrayList<>();
     List<Object[]> exhausted = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql.claim)) {
-      ps.setLong(1, until.toEpochMilli());
-      ps.setLong(2, now.toEpochMilli());
-      ps.setString(3, queue);
-      ps.setLong(4, now.toEpochMilli());
-      ps.setInt(5, max);
+      if (sql.claimDueFirst) {
+        ps.setString(1, queue);
+        times.set(ps, 2, now.toEpochMilli());
+        ps.setInt(3, max);
+        times.set(ps, 4, until.toEpochMilli());
+        times.set(ps, 5, now.toEpochMilli());
+      } else {
+        times.set(ps, 1, until.toEpochMilli());
+        times.set(ps, 2, now.toEpochMilli());
+        ps.setString(3, queue);
+        times.set(ps, 4, now.toEpochMilli());
+        ps.setInt(5, max);
+      }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           Lease l = new Lease(queue, rs.getString(2), rs.getLong(1), rs.getLong(5), until);
@@ -228,7 +246,7 @@ public final class SqlJobQueue implements JobQueue {
                   core.readTree(rs.getString(3)),
                   attempt,
                   rs.getString(4) != null,
-                  Instant.ofEpochMilli(rs.getLong(7))));
+                  times.instant(rs, 7)));
         }
       }
     }
@@ -446,7 +464,7 @@ public final class SqlJobQueue implements JobQueue {
           return lost(lease);
         }
         attempts = rs.getInt(1);
-        first = Instant.ofEpochMilli(rs.getLong(2));
+        first = times.instant(rs, 2);
       }
     }
     Instant now = core.clock().instant();
@@ -457,7 +475,7 @@ public final class SqlJobQueue implements JobQueue {
       return new QueueResult.DeadLettered(lease.key(), attempts, error);
     }
     try (PreparedStatement ps = c.prepareStatement(sql.retry)) {
-      ps.setLong(1, next.get().toEpochMilli());
+      times.set(ps, 1, next.get().toEpochMilli());
       ps.setString(2, error);
       ps.setLong(3, lease.messageId());
       ps.setLong(4, lease.fence());
@@ -498,7 +516,7 @@ public final class SqlJobQueue implements JobQueue {
     try (PreparedStatement ps = c.prepareStatement(sql.deadLetter)) {
       ps.setInt(1, attempts);
       ps.setString(2, bound(error));
-      ps.setLong(3, now.toEpochMilli());
+      times.set(ps, 3, now.toEpochMilli());
       ps.setLong(4, lease.messageId());
       ps.setLong(5, lease.fence());
       ps.executeUpdate();
@@ -506,12 +524,11 @@ public final class SqlJobQueue implements JobQueue {
     update(c, sql.deleteMessage, null, lease);
   }
 
-  private static int update(Connection c, String statement, Long first, Lease lease)
-      throws SQLException {
+  private int update(Connection c, String statement, Long first, Lease lease) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(statement)) {
       int i = 1;
       if (first != null) {
-        ps.setLong(i++, first);
+        times.set(ps, i++, first);
       }
       ps.setLong(i++, lease.messageId());
       ps.setLong(i, lease.fence());
@@ -561,7 +578,7 @@ public final class SqlJobQueue implements JobQueue {
                             core.readTree(rs.getString(2)),
                             rs.getInt(3),
                             rs.getString(4),
-                            Instant.ofEpochMilli(rs.getLong(5))));
+                            times.instant(rs, 5)));
                   }
                 }
                 return out;
@@ -595,7 +612,7 @@ public final class SqlJobQueue implements JobQueue {
         core.readTree(rs.getString(2)),
         rs.getInt(3),
         rs.getString(4),
-        Instant.ofEpochMilli(rs.getLong(5)));
+        times.instant(rs, 5));
   }
 
   @Override
@@ -607,7 +624,7 @@ public final class SqlJobQueue implements JobQueue {
             .write(
                 c -> {
                   try (PreparedStatement ps = c.prepareStatement(sql.requeue)) {
-                    ps.setLong(1, core.clock().millis());
+                    times.set(ps, 1, core.clock().millis());
                     ps.setString(2, queue);
                     ps.setString(3, key);
                     if (ps.executeUpdate() != 1) {
@@ -643,10 +660,7 @@ public final class SqlJobQueue implements JobQueue {
                 ps.setString(1, queue);
                 try (ResultSet rs = ps.executeQuery()) {
                   rs.next();
-                  long v = rs.getLong(1);
-                  return rs.wasNull()
-                      ? Optional.<Instant>empty()
-                      : Optional.of(Instant.ofEpochMilli(v));
+                  return Optional.ofNullable(times.getNullable(rs, 1)).map(Instant::ofEpochMilli);
                 }
               }
             });
@@ -668,7 +682,7 @@ public final class SqlJobQueue implements JobQueue {
   }
 
   private static String bound(String error) {
-    String e = error == null ? "(no error text)" : error;
+    String e = SqlRejectionStore.storable(error == null ? "(no error text)" : error);
     return e.length() <= MAX_ERROR_CHARS ? e : e.substring(0, MAX_ERROR_CHARS - 1) + "\u2026";
   }
 }

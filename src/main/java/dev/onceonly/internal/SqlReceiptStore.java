@@ -107,6 +107,7 @@ public final class SqlReceiptStore implements ReceiptStore {
       throws SQLException {
     // Receipts keep epoch millis: a finer "now" would make Created and Repeated disagree.
     Instant now = Instant.ofEpochMilli(core.clock().millis());
+    core.lockKey(c, "receipts", request.key());
     Lookup found = lookup(c, request.key());
     Receipt existing = found.receipt();
     if (existing != null && existing.forgetAt().isAfter(now)) {
@@ -187,9 +188,10 @@ public final class SqlReceiptStore implements ReceiptStore {
       ps.setString(3, request.operation());
       ps.setString(4, request.fingerprint().toString());
       ps.setString(5, json);
-      ps.setLong(6, now.toEpochMilli());
-      ps.setLong(7, expires.toEpochMilli());
-      ps.setLong(8, forget.toEpochMilli());
+      Times t = core.times();
+      t.set(ps, 6, now.toEpochMilli());
+      t.set(ps, 7, expires.toEpochMilli());
+      t.set(ps, 8, forget.toEpochMilli());
       ps.executeUpdate();
     }
   }
@@ -226,9 +228,9 @@ public final class SqlReceiptStore implements ReceiptStore {
                 rs.getString(1),
                 Fingerprint.parse(fingerprint),
                 rs.getString(3),
-                Instant.ofEpochMilli(rs.getLong(4)),
-                Instant.ofEpochMilli(rs.getLong(5)),
-                Instant.ofEpochMilli(rs.getLong(6)));
+                core.times().instant(rs, 4),
+                core.times().instant(rs, 5),
+                core.times().instant(rs, 6));
         return new Lookup(receipt, registered);
       }
     }
@@ -247,9 +249,9 @@ public final class SqlReceiptStore implements ReceiptStore {
             rs.getString(1),
             Fingerprint.parse(rs.getString(2)),
             rs.getString(3),
-            Instant.ofEpochMilli(rs.getLong(4)),
-            Instant.ofEpochMilli(rs.getLong(5)),
-            Instant.ofEpochMilli(rs.getLong(6)));
+            core.times().instant(rs, 4),
+            core.times().instant(rs, 5),
+            core.times().instant(rs, 6));
       }
     }
   }
@@ -270,7 +272,7 @@ public final class SqlReceiptStore implements ReceiptStore {
     long now = core.clock().millis();
     List<IntentKey> forgotten = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(core.statements().selectForgotten)) {
-      ps.setLong(1, now);
+      core.times().set(ps, 1, now);
       ps.setInt(2, limit);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -285,8 +287,8 @@ public final class SqlReceiptStore implements ReceiptStore {
     int tombstoned = 0;
     if (forgotten.size() < limit) {
       try (PreparedStatement ps = c.prepareStatement(core.statements().tombstoneExpired)) {
-        ps.setLong(1, now);
-        ps.setLong(2, now);
+        core.times().set(ps, 1, now);
+        core.times().set(ps, 2, now);
         ps.setInt(3, limit - forgotten.size());
         tombstoned = ps.executeUpdate();
       }

@@ -12,7 +12,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -31,7 +30,7 @@ public final class SqlRejectionStore implements RejectionStore {
   @Override
   public boolean record(String deliveryId, String body, String reason) {
     checkDeliveryId(deliveryId);
-    String safeBody = replaceLoneSurrogates(body == null ? "" : body);
+    String safeBody = storable(body == null ? "" : body);
     String excerpt = utf8Prefix(safeBody, core.rejectionBodyBytes());
     long bodyBytes = utf8Length(safeBody);
     String cutReason = cut(Objects.requireNonNullElse(reason, "(no reason)"));
@@ -45,7 +44,7 @@ public final class SqlRejectionStore implements RejectionStore {
       ps.setString(2, reason);
       ps.setString(3, excerpt);
       ps.setLong(4, bytes);
-      ps.setLong(5, core.clock().millis());
+      core.times().set(ps, 5, core.clock().millis());
       return ps.executeUpdate();
     }
   }
@@ -59,7 +58,7 @@ public final class SqlRejectionStore implements RejectionStore {
 
   private String cut(String reason) {
     int max = core.rejectionReasonChars();
-    String clean = replaceLoneSurrogates(reason);
+    String clean = storable(reason);
     if (clean.length() <= max) {
       return clean;
     }
@@ -105,9 +104,12 @@ public final class SqlRejectionStore implements RejectionStore {
     return n;
   }
 
-  /** A hostile body may hold unpaired surrogates; the database gets U+FFFD instead. */
-  private static String replaceLoneSurrogates(String s) {
-    if (Jcs.loneSurrogate(s) < 0) {
+  /**
+   * A hostile body may hold unpaired surrogates or NUL characters; the database gets U+FFFD instead
+   * (PostgreSQL's {@code text} cannot hold NUL, and both dialects store the same).
+   */
+  static String storable(String s) {
+    if (Jcs.loneSurrogate(s) < 0 && s.indexOf('\0') < 0) {
       return s;
     }
     StringBuilder out = new StringBuilder(s.length());
@@ -118,7 +120,7 @@ public final class SqlRejectionStore implements RejectionStore {
           && Character.isLowSurrogate(s.charAt(i + 1))) {
         out.append(c).append(s.charAt(++i));
       } else {
-        out.append(Character.isSurrogate(c) ? '\uFFFD' : c);
+        out.append(Character.isSurrogate(c) || c == '\0' ? '\uFFFD' : c);
       }
     }
     return out.toString();
@@ -142,7 +144,7 @@ public final class SqlRejectionStore implements RejectionStore {
                   rs.getString(2),
                   rs.getString(3),
                   rs.getLong(4),
-                  Instant.ofEpochMilli(rs.getLong(5))));
+                  core.times().instant(rs, 5)));
         }
       }
       return out;

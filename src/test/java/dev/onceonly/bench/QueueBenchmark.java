@@ -105,9 +105,19 @@ public class QueueBenchmark {
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public int onceonly_sendReceiveAck(PerThread t) {
+    int done = sendReceiveAck(once, t.prefix, t.next);
+    t.next += BATCH;
+    return done;
+  }
+
+  /**
+   * The library's side of a queue benchmark: sends {@value #BATCH} messages with keys {@code prefix
+   * + first ...}, receives a batch and acknowledges it; returns how many were acknowledged.
+   */
+  static int sendReceiveAck(OnceOnly once, String prefix, int first) {
     List<Message> batch = new ArrayList<>(BATCH);
     for (int i = 0; i < BATCH; i++) {
-      batch.add(Message.of("jobs", t.prefix + t.next++, Map.of("n", t.next)));
+      batch.add(Message.of("jobs", prefix + (first + i), Map.of("n", first + i + 1)));
     }
     once.queue().sendAll(batch);
     List<Delivery> got = once.queue().receive("jobs", BATCH, Duration.ofMinutes(5));

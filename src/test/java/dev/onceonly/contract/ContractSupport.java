@@ -3,7 +3,9 @@ package dev.onceonly.contract;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.cli.demo.Tickets;
 import dev.onceonly.sql.Dialect;
+import dev.onceonly.testing.ContractDatabase;
 import dev.onceonly.testing.MutableClock;
+import dev.onceonly.testing.SqlTimes;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -20,9 +22,10 @@ import org.junit.jupiter.api.AfterEach;
 /**
  * What every contract suite needs from a database, and the helpers built on it.
  *
- * <p>A subclass per database supplies two things: {@link #open} (a new {@link OnceOnly} on this
- * test's database, the same database on every call within one test) and {@link #connect} (a new
- * JDBC connection to it). Everything the suites assert is read back through a fresh connection,
+ * <p>A subclass per database supplies either {@link #newDatabase} (a {@link ContractDatabase} for
+ * this test: the PostgreSQL subclasses) or two things: {@link #open} (a new {@link OnceOnly} on
+ * this test's database, the same database on every call within one test) and {@link #connect} (a
+ * new JDBC connection to it). Everything the suites assert is read back through a fresh connection,
  * usually after {@link #reopen()}, so that nothing passes because a value is still in memory.
  */
 public abstract class ContractSupport {
@@ -30,6 +33,7 @@ public abstract class ContractSupport {
   protected final MutableClock clock = MutableClock.at("2030-01-15T10:00:00Z");
 
   private final List<OnceOnly> opened = new ArrayList<>();
+  private ContractDatabase database;
   private Consumer<OnceOnly.Builder> settings = b -> {};
 
   /** The store under test, set by {@link #start} and replaced by {@link #reopen()}. */
@@ -39,10 +43,31 @@ public abstract class ContractSupport {
    * Opens a new {@link OnceOnly} on this test's database with {@code clock}, then applies {@code
    * customize} to the builder. Every call within one test reaches the same database.
    */
-  protected abstract OnceOnly open(MutableClock clock, Consumer<OnceOnly.Builder> customize);
+  protected OnceOnly open(MutableClock clock, Consumer<OnceOnly.Builder> customize) {
+    OnceOnly.Builder builder = database().builder().clock(clock);
+    customize.accept(builder);
+    return builder.build();
+  }
+
+  /**
+   * Returns a new, empty database for this test, for subclasses that do not override {@link #open}
+   * and {@link #connect} (the PostgreSQL ones: a schema per test).
+   */
+  protected ContractDatabase newDatabase() {
+    throw new UnsupportedOperationException("override newDatabase(), or open() and connect()");
+  }
+
+  private synchronized ContractDatabase database() {
+    if (database == null) {
+      database = newDatabase();
+    }
+    return database;
+  }
 
   /** Opens a new JDBC connection to this test's database; the caller closes it. */
-  protected abstract Connection connect() throws SQLException;
+  protected Connection connect() throws SQLException {
+    return database().connect();
+  }
 
   /** Opens the store under test with default settings. */
   protected OnceOnly start() {
@@ -71,10 +96,23 @@ public abstract class ContractSupport {
   }
 
   @AfterEach
-  void closeEverything() {
+  void closeEverything() throws Exception {
     synchronized (opened) {
       opened.forEach(OnceOnly::close);
     }
+    if (database instanceof AutoCloseable pools) {
+      pools.close(); // a PostgreSQL schema's connection pools, after the instances on them
+    }
+  }
+
+  /** Returns an SQL expression for the timestamp {@code column} as epoch milliseconds. */
+  protected String millis(String column) {
+    return SqlTimes.millis(once.dialect(), column);
+  }
+
+  /** Returns an SQL literal for the instant {@code millis} in a timestamp column. */
+  protected String timeLiteral(long millis) {
+    return SqlTimes.literal(once.dialect(), millis);
   }
 
   /** Runs {@code SELECT COUNT(*) …} (or any one-number query) through a fresh connection. */
@@ -119,7 +157,8 @@ public abstract class ContractSupport {
   /** Returns the names of every table in the database, lowercase, sorted. */
   protected List<String> tables() {
     try (Connection c = connect();
-        ResultSet rs = c.getMetaData().getTables(null, null, "%", new String[] {"TABLE"})) {
+        ResultSet rs =
+            c.getMetaData().getTables(null, c.getSchema(), "%", new String[] {"TABLE"})) {
       List<String> out = new ArrayList<>();
       while (rs.next()) {
         String name = rs.getString("TABLE_NAME").toLowerCase(Locale.ROOT);

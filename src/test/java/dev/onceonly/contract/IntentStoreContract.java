@@ -116,7 +116,8 @@ public abstract class IntentStoreContract extends ContractSupport {
     assertThat(strings("SELECT arguments FROM " + INTENTS))
         .containsExactly("{\"muestras\":[10,20,30]}");
     assertThat(strings("SELECT fingerprint FROM " + INTENTS)).containsExactly(fp.toString());
-    assertThat(count("SELECT created_at FROM " + INTENTS)).isEqualTo(registeredAt);
+    assertThat(count("SELECT " + millis("created_at") + " FROM " + INTENTS))
+        .isEqualTo(registeredAt);
     Intent intent = once.intents().find(LOTE_A).orElseThrow();
     assertThat(intent.operation()).isEqualTo(Reports.OPERATION);
     assertThat(intent.fingerprint()).isEqualTo(fp);

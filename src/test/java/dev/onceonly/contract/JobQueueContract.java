@@ -303,7 +303,9 @@ public abstract class JobQueueContract extends QueueContractSupport {
         assertThat(retrying.nextAttemptAt()).isBetween(now, now.plusMillis(ceiling));
         assertThat(
                 db.strings(
-                    "SELECT deliver_at || ' ' || last_error FROM onceonly_messages"
+                    "SELECT "
+                        + db.millis("deliver_at")
+                        + " || ' ' || last_error FROM onceonly_messages"
                         + " WHERE message_key = ?",
                     key))
             .containsExactly(retrying.nextAttemptAt().toEpochMilli() + " boom " + n);

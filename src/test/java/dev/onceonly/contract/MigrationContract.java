@@ -58,8 +58,10 @@ public abstract class MigrationContract extends ContractSupport {
         .containsExactlyElementsOf(versions());
     assertThat(strings("SELECT description FROM onceonly_schema_version ORDER BY version"))
         .containsExactlyElementsOf(MIGRATIONS);
-    assertThat(count("SELECT MIN(applied_at) FROM onceonly_schema_version")).isEqualTo(openedAt);
-    assertThat(count("SELECT MAX(applied_at) FROM onceonly_schema_version")).isEqualTo(openedAt);
+    assertThat(count("SELECT MIN(" + millis("applied_at") + ") FROM onceonly_schema_version"))
+        .isEqualTo(openedAt);
+    assertThat(count("SELECT MAX(" + millis("applied_at") + ") FROM onceonly_schema_version"))
+        .isEqualTo(openedAt);
   }
 
   @Test
@@ -71,7 +73,8 @@ public abstract class MigrationContract extends ContractSupport {
     reopen();
     reopen();
     assertThat(count("SELECT COUNT(*) FROM onceonly_schema_version")).isEqualTo(MIGRATIONS.size());
-    assertThat(count("SELECT MAX(applied_at) FROM onceonly_schema_version")).isEqualTo(openedAt);
+    assertThat(count("SELECT MAX(" + millis("applied_at") + ") FROM onceonly_schema_version"))
+        .isEqualTo(openedAt);
     assertThat(count("SELECT COUNT(*) FROM onceonly_intents")).isOne();
     assertThat(once.intents().find(IntentKey.of("s", "k"))).isPresent();
   }
@@ -82,7 +85,9 @@ public abstract class MigrationContract extends ContractSupport {
     once.close();
     exec(
         "INSERT INTO onceonly_schema_version (version, description, applied_at)"
-            + " VALUES (99, 'V99__from_the_future.sql', 0)");
+            + " VALUES (99, 'V99__from_the_future.sql', "
+            + timeLiteral(0)
+            + ")");
     Map<String, List<String>> before = snapshot();
 
     assertThatThrownBy(() -> open(clock, b -> {}))

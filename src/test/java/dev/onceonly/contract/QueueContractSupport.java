@@ -39,7 +39,8 @@ public abstract class QueueContractSupport {
 
   /**
    * Returns a new, empty database for one test. Called before each test; a SQLite subclass returns
-   * a file in its {@code @TempDir}, a PostgreSQL one an empty schema.
+   * a file in its {@code @TempDir}, a PostgreSQL one an empty schema ({@code
+   * PostgresContractDatabase}).
    */
   protected abstract ContractDatabase newDatabase();
 
@@ -52,9 +53,12 @@ public abstract class QueueContractSupport {
   }
 
   @AfterEach
-  final void closeDatabase() {
+  final void closeDatabase() throws Exception {
     if (once != null) {
       once.close();
+    }
+    if (db instanceof AutoCloseable pools) {
+      pools.close(); // a PostgreSQL schema's connection pools, after the instances on them
     }
   }
 

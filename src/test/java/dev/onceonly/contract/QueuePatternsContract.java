@@ -134,7 +134,7 @@ public abstract class QueuePatternsContract extends QueueContractSupport {
               db.count(
                       "SELECT COUNT(*) FROM onceonly_messages WHERE queue = ? AND deliver_at = ?",
                       CHECKS,
-                      recheckAt)
+                      db.at(recheckAt))
                   == 5);
       assertThat(db.count("SELECT COUNT(*) FROM shipments")).isZero();
 

@@ -48,7 +48,10 @@ public abstract class RejectionStoreContract extends ContractSupport {
     }
   }
 
-  /** What the contract promises for a body that may hold lone surrogates: each becomes U+FFFD. */
+  /**
+   * What the contract promises for a body that may hold lone surrogates or NUL characters: each
+   * becomes U+FFFD (PostgreSQL's text cannot hold NUL; both dialects store the same).
+   */
   static String wellFormed(String s) {
     StringBuilder out = new StringBuilder(s.length());
     for (int i = 0; i < s.length(); i++) {
@@ -58,7 +61,7 @@ public abstract class RejectionStoreContract extends ContractSupport {
           && Character.isLowSurrogate(s.charAt(i + 1))) {
         out.append(c).append(s.charAt(++i));
       } else {
-        out.append(Character.isSurrogate(c) ? '\uFFFD' : c);
+        out.append(Character.isSurrogate(c) || c == '\0' ? '\uFFFD' : c);
       }
     }
     return out.toString();

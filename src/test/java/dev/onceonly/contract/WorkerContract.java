@@ -252,7 +252,7 @@ public abstract class WorkerContract extends QueueContractSupport {
             db.strings(
                 "SELECT attempts || ' ' || COALESCE(last_error, '-') FROM onceonly_messages"
                     + " WHERE message_key = 'stuck' AND deliver_at <= ?",
-                clock.millis()))
+                db.at(clock.millis())))
         .as("due at once, the attempt not counted, no error recorded")
         .containsExactly("0 -");
     Delivery again = only(once.queue().receive(Q, 1, Duration.ofSeconds(30)));

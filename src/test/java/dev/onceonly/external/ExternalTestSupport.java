@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.RetryPolicy;
-import dev.onceonly.testing.Db;
+import dev.onceonly.testing.ContractDatabase;
 import dev.onceonly.testing.FakeProvider;
 import dev.onceonly.testing.MutableClock;
+import dev.onceonly.testing.SqliteContractDatabase;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,9 +19,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What the external-effect tests share: a SQLite file, a clock, a provider, row reads. */
+/**
+ * What the external-effect tests share: a database, a clock, a provider, row reads. The database is
+ * a SQLite file in the test's {@code @TempDir}; a {@code Postgres*Test} subclass overrides {@link
+ * #newDatabase()} with an empty PostgreSQL schema, so the same tests prove the same store behaviour
+ * on both dialects.
+ */
 abstract class ExternalTestSupport {
   static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
   static final Duration LEASE = Duration.ofSeconds(30);
@@ -45,12 +53,33 @@ abstract class ExternalTestSupport {
   @TempDir Path dir;
   final MutableClock clock = new MutableClock(START);
 
+  /** The database of this test. */
+  ContractDatabase db;
+
+  /** Returns a new, empty database for one test: here a SQLite file in {@link #dir}. */
+  ContractDatabase newDatabase() {
+    return SqliteContractDatabase.in(dir);
+  }
+
+  @BeforeEach
+  final void openDatabase() {
+    db = newDatabase();
+  }
+
+  @AfterEach
+  final void closePools() throws Exception {
+    if (db instanceof AutoCloseable pools) {
+      pools.close();
+    }
+  }
+
+  /** The SQLite file of a test that runs on SQLite only (child processes share it). */
   Path file() {
-    return dir.resolve("effects.db");
+    return ((SqliteContractDatabase) db).file();
   }
 
   OnceOnly open() {
-    return OnceOnly.builder().sqlite(file()).clock(clock).safeToRepeat(CHARGE_SAFE).build();
+    return db.builder().clock(clock).safeToRepeat(CHARGE_SAFE).build();
   }
 
   static Claim claimed(ClaimOutcome outcome) {
@@ -60,7 +89,7 @@ abstract class ExternalTestSupport {
 
   /** Reads the claim row of {@code key} through a fresh connection, as a person would. */
   Map<String, Object> row(IntentKey key) {
-    try (Connection c = Db.open(file());
+    try (Connection c = db.connect();
         PreparedStatement ps =
             c.prepareStatement(
                 "SELECT * FROM onceonly_claims WHERE scope = ? AND intent_key = ?")) {
@@ -80,12 +109,17 @@ abstract class ExternalTestSupport {
     }
   }
 
+  /** Returns a number column, or a timestamp column as epoch millis, whatever the dialect. */
   static long num(Map<String, Object> row, String column) {
-    return ((Number) row.get(column)).longValue();
+    Object v = row.get(column);
+    if (v instanceof java.sql.Timestamp t) {
+      return t.toInstant().toEpochMilli(); // PostgreSQL's timestamptz, read as an instant
+    }
+    return ((Number) v).longValue();
   }
 
   long claimRows() {
-    return Db.count(file(), "SELECT COUNT(*) FROM onceonly_claims");
+    return db.count("SELECT COUNT(*) FROM onceonly_claims");
   }
 
   /** No downstream key reached the provider as an applied effect more than once. */

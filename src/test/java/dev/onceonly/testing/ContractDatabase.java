@@ -1,6 +1,7 @@
 package dev.onceonly.testing;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,11 +16,24 @@ import java.util.List;
  * OnceOnly} instances on it, fresh JDBC connections of the caller's own, and row counts read
  * through such a connection (never through the instance under test).
  *
- * <p>The SQLite implementation is {@link SqliteContractDatabase}; a PostgreSQL one only needs to
- * hand out instances and connections on an empty schema, and begin transactions its own way.
- * Business tables in the suites use portable SQL (text keys, {@code BIGINT}, no auto-increment).
+ * <p>Implementations: {@link SqliteContractDatabase} (a file per test) and {@link
+ * PostgresContractDatabase} (a schema per test on the JVM's embedded server). Business tables in
+ * the suites use portable SQL (text keys, {@code BIGINT}, no auto-increment).
  */
 public interface ContractDatabase {
+
+  /** Returns the dialect of this database. */
+  Dialect dialect();
+
+  /** Returns an SQL expression for the timestamp {@code column} as epoch milliseconds. */
+  default String millis(String column) {
+    return SqlTimes.millis(dialect(), column);
+  }
+
+  /** Returns a value to bind for a timestamp column holding the instant {@code millis}. */
+  default Object at(long millis) {
+    return SqlTimes.at(dialect(), millis);
+  }
 
   /** Returns a builder for a new instance on this database, not yet built. */
   OnceOnly.Builder builder();

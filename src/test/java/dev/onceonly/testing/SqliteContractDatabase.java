@@ -1,6 +1,7 @@
 package dev.onceonly.testing;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.sql.Dialect;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -29,6 +30,11 @@ public final class SqliteContractDatabase implements ContractDatabase {
   /** Returns the database file. */
   public Path file() {
     return file;
+  }
+
+  @Override
+  public Dialect dialect() {
+    return Dialect.SQLITE;
   }
 
   @Override

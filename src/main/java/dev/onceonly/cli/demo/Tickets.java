@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.onceonly.ArgumentsValidator;
 import dev.onceonly.Effect;
 import dev.onceonly.InvalidRequestException;
+import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -55,9 +56,11 @@ public final class Tickets {
    */
   public static void createTable(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {
+      boolean postgres = Dialect.detect(c) == Dialect.POSTGRESQL;
       s.execute(
-          "CREATE TABLE IF NOT EXISTS tickets (id INTEGER PRIMARY KEY, owner TEXT NOT NULL,"
-              + " subject TEXT NOT NULL)");
+          "CREATE TABLE IF NOT EXISTS tickets (id "
+              + (postgres ? "BIGSERIAL" : "INTEGER")
+              + " PRIMARY KEY, owner TEXT NOT NULL, subject TEXT NOT NULL)");
     }
   }
 
