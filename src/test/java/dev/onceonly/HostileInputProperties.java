@@ -87,7 +87,8 @@ class HostileInputProperties {
             answers[1]++;
           }
         });
-    assertThat(answers).as("accepted, refused").allSatisfy(n -> assertThat(n).isPositive());
+    assertThat(answers[0]).as("accepted").isPositive();
+    assertThat(answers[1]).as("refused").isPositive();
   }
 
   /**
@@ -123,7 +124,8 @@ class HostileInputProperties {
             assertThat(counts()).as("rows after a refusal").isEqualTo(before);
           }
         });
-    assertThat(answers).as("accepted, refused").allSatisfy(n -> assertThat(n).isPositive());
+    assertThat(answers[0]).as("accepted").isPositive();
+    assertThat(answers[1]).as("refused").isPositive();
     assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_receipts")).isPositive();
     assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_messages")).isPositive();
   }
