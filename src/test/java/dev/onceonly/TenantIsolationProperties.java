@@ -7,6 +7,7 @@ import dev.onceonly.external.ClaimOutcome;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.IntentMessage;
 import dev.onceonly.testing.Db;
+import dev.onceonly.testing.IntentSteps;
 import dev.onceonly.testing.MutableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -177,14 +178,12 @@ class TenantIsolationProperties {
             .complete(
                 d.lease(),
                 tx ->
-                    once.receipts()
-                        .execute(
-                            tx,
-                            m.key(),
-                            m.operation(),
-                            m.arguments(),
-                            String.class,
-                            c -> effect(c, m.key(), m.arguments().get("v").asInt())));
+                    IntentSteps.execute(
+                        once,
+                        tx,
+                        m,
+                        String.class,
+                        c -> effect(c, m.key(), m.arguments().get("v").asInt())));
       }
     }
   }

@@ -29,8 +29,10 @@ class CrashHarnessTest {
     System.out.println(report);
 
     assertThat(report.kills()).hasSize(ITERATIONS);
-    assertThat(report.parked()).isBetween(1, ITERATIONS - 1);
-    assertThat(report.kills()).anyMatch(k -> k.contains(" effect "));
+    if (ITERATIONS >= 20) { // both kinds of kill, and some inside an open effect
+      assertThat(report.parked()).isBetween(1, ITERATIONS - 1);
+      assertThat(report.kills()).anyMatch(k -> k.contains(" effect "));
+    }
     long intents = report.intents();
     assertThat(intents).isGreaterThanOrEqualTo(4L + ITERATIONS);
     // Each child registers keys in order from the count it finds: c-0 .. c-(intents-1), no gap.

@@ -8,6 +8,7 @@ import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.ChildArgs;
+import dev.onceonly.testing.IntentSteps;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -119,18 +120,16 @@ public final class CrashWorkloadMain {
               point("claimed", m.key().key());
               job.completeWith(
                   tx ->
-                      once.receipts()
-                          .execute(
-                              tx,
-                              m.key(),
-                              m.operation(),
-                              m.arguments(),
-                              Integer.class,
-                              effectTx -> {
-                                insertEffect(effectTx, m.key(), n);
-                                point("effect", m.key().key());
-                                return n;
-                              }));
+                      IntentSteps.execute(
+                          once,
+                          tx,
+                          m,
+                          Integer.class,
+                          effectTx -> {
+                            insertEffect(effectTx, m.key(), n);
+                            point("effect", m.key().key());
+                            return n;
+                          }));
               point("completed", m.key().key());
             })
         .threads(2)

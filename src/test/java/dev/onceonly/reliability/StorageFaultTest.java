@@ -19,7 +19,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -135,39 +134,13 @@ class StorageFaultTest {
   void aFullDiskOnTheLibrarysOwnConnectionFailsTypedAndTheStoreRecovers() throws SQLException {
     try (OnceOnly once = OnceOnly.builder().sqlite(file).build()) {
       expectWorksAgain(once, "warm");
-      assertThatThrownBy(
-              () ->
-                  once.receipts()
-                      .execute(
-                          IntentKey.of("s", "full-2"),
-                          "fault",
-                          Map.of("key", "full-2"),
-                          String.class,
-                          tx -> {
-                            long pages;
-                            try (Statement s = tx.createStatement();
-                                ResultSet rs = s.executeQuery("PRAGMA page_count")) {
-                              rs.next();
-                              pages = rs.getLong(1);
-                            }
-                            pragma(tx, "PRAGMA max_page_count = " + pages);
-                            return "x".repeat(200_000);
-                          }))
+      long pages = Db.count(file, "PRAGMA page_count");
+      assertThatThrownBy(() -> largeResult(once, "full-2", "PRAGMA max_page_count = " + pages))
           .isInstanceOf(StoreException.class)
           .satisfies(
               e -> assertThat(((StoreException) e).vendorCode() & 0xFF).isEqualTo(SQLITE_FULL));
       assertThat(receipts("full-2")).isZero();
-      Outcome<String> again =
-          once.receipts()
-              .execute(
-                  IntentKey.of("s", "full-2"),
-                  "fault",
-                  Map.of("key", "full-2"),
-                  String.class,
-                  tx -> {
-                    pragma(tx, "PRAGMA max_page_count = 1073741823");
-                    return "x".repeat(200_000);
-                  });
+      Outcome<String> again = largeResult(once, "full-2", "PRAGMA max_page_count = 1073741823");
       assertThat(again).isInstanceOf(Outcome.Created.class);
       expectWorksAgain(once, "full-3");
     }
@@ -281,6 +254,21 @@ class StorageFaultTest {
                 }
               }
               return key + " ".repeat(Math.max(0, resultChars - key.length()));
+            });
+  }
+
+  /** A step whose effect runs {@code pragma} on the step's connection and returns 200 KB. */
+  private static Outcome<String> largeResult(OnceOnly once, String key, String pragma)
+      throws SQLException {
+    return once.receipts()
+        .execute(
+            IntentKey.of("s", key),
+            "fault",
+            Map.of("key", key),
+            String.class,
+            tx -> {
+              pragma(tx, pragma);
+              return "x".repeat(200_000);
             });
   }
 
