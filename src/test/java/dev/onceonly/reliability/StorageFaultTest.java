@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import dev.onceonly.Effect;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
@@ -239,37 +240,37 @@ class StorageFaultTest {
    */
   private Outcome<String> execute(OnceOnly once, String key, boolean writeRow, int resultChars)
       throws SQLException {
-    return once.receipts()
-        .execute(
-            IntentKey.of("s", key),
-            "fault",
-            Map.of("key", key),
-            String.class,
-            tx -> {
-              if (writeRow) {
-                try (PreparedStatement ps =
-                    tx.prepareStatement("INSERT INTO fault_effects (intent_key) VALUES (?)")) {
-                  ps.setString(1, key);
-                  ps.executeUpdate();
-                }
-              }
-              return key + " ".repeat(Math.max(0, resultChars - key.length()));
-            });
+    return step(
+        once,
+        key,
+        tx -> {
+          if (writeRow) {
+            try (PreparedStatement ps =
+                tx.prepareStatement("INSERT INTO fault_effects (intent_key) VALUES (?)")) {
+              ps.setString(1, key);
+              ps.executeUpdate();
+            }
+          }
+          return key + " ".repeat(Math.max(0, resultChars - key.length()));
+        });
   }
 
   /** A step whose effect runs {@code pragma} on the step's connection and returns 200 KB. */
   private static Outcome<String> largeResult(OnceOnly once, String key, String pragma)
       throws SQLException {
+    return step(
+        once,
+        key,
+        tx -> {
+          pragma(tx, pragma);
+          return "x".repeat(200_000);
+        });
+  }
+
+  private static Outcome<String> step(
+      OnceOnly once, String key, Effect<String, SQLException> effect) throws SQLException {
     return once.receipts()
-        .execute(
-            IntentKey.of("s", key),
-            "fault",
-            Map.of("key", key),
-            String.class,
-            tx -> {
-              pragma(tx, pragma);
-              return "x".repeat(200_000);
-            });
+        .execute(IntentKey.of("s", key), "fault", Map.of("key", key), String.class, effect);
   }
 
   private long rows(String key) {
