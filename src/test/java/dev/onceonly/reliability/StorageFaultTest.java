@@ -9,9 +9,12 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
 import dev.onceonly.StoreException;
+import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.Message;
+import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.ChildJvm;
 import dev.onceonly.testing.Db;
+import dev.onceonly.testing.Eventually;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -26,10 +29,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteDataSource;
 
 /**
  * Storage faults on SQLite: a read-only file, a full disk, a writer holding the lock beyond the
@@ -191,6 +198,90 @@ class StorageFaultTest {
     }
   }
 
+  /** The same through a caller's data source, one connection per step. */
+  @Test
+  void throughADataSourceABusyFileFailsTheStepTypedAndWorksAgain() throws SQLException {
+    SQLiteDataSource ds = new SQLiteDataSource();
+    ds.setUrl("jdbc:sqlite:" + file.toAbsolutePath());
+    ds.setBusyTimeout(200);
+    try (OnceOnly once = OnceOnly.builder().dataSource(ds).build()) {
+      try (Connection holder = Db.open(file)) {
+        pragma(holder, "BEGIN EXCLUSIVE");
+        expectFault(once, "ds-1", SQLITE_BUSY);
+        pragma(holder, "ROLLBACK");
+      }
+      expectWorksAgain(once, "ds-1");
+    }
+  }
+
+  /**
+   * A worker running while another process holds the write lock far past the busy timeout: its
+   * steps, acknowledgements and retries fail for a while; once the lock is gone, every message is
+   * worked off with its effect once, and nothing is dead-lettered.
+   */
+  @Test
+  void aWorkerCarriesOnOnceAWriteLockHeldByAnotherProcessIsGone() throws Exception {
+    int messages = 20;
+    try (OnceOnly once =
+        OnceOnly.builder()
+            .sqlite(file)
+            .busyTimeout(ms(100))
+            .groupCommit(1, Duration.ZERO)
+            .build()) {
+      for (int i = 0; i < messages; i++) {
+        once.queue().send("faults", "w-" + i, Map.of("n", i));
+      }
+      CountDownLatch claimed = new CountDownLatch(1);
+      CountDownLatch locked = new CountDownLatch(1);
+      AtomicInteger refused = new AtomicInteger();
+      Handler handler =
+          job -> {
+            claimed.countDown();
+            locked.await(30, TimeUnit.SECONDS); // the first handlers hold their delivery
+            try {
+              String key = job.delivery().key();
+              job.completeWith(
+                  tx ->
+                      once.receipts()
+                          .execute(
+                              tx,
+                              IntentKey.of("s", key),
+                              "fault",
+                              Map.of("key", key),
+                              String.class,
+                              c -> insertRow(c, key)));
+            } catch (StoreException e) {
+              refused.incrementAndGet();
+              throw e;
+            }
+          };
+      try (Worker worker =
+          Worker.builder(once.queue(), "faults", handler)
+              .threads(2)
+              .lease(ms(300))
+              .idleBackoff(ms(1), ms(20))
+              .build()
+              .start()) {
+        assertThat(claimed.await(30, TimeUnit.SECONDS)).isTrue();
+        try (ChildJvm holder = lock("write")) {
+          locked.countDown();
+          Eventually.await(Duration.ofSeconds(30), "a step refused", () -> refused.get() > 0);
+          holder.send("release");
+          holder.awaitSuccess(STARTUP);
+        }
+        Eventually.await(
+            Duration.ofSeconds(60),
+            "every message worked off",
+            () -> once.queue().depth("faults") == 0);
+      }
+    }
+    assertThat(Db.count(file, "SELECT COUNT(*) FROM fault_effects")).isEqualTo(messages);
+    assertThat(Db.count(file, "SELECT COUNT(DISTINCT intent_key) FROM fault_effects"))
+        .isEqualTo(messages);
+    assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_receipts")).isEqualTo(messages);
+    assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_dead_letters")).isZero();
+  }
+
   private ChildJvm lock(String mode) {
     ChildJvm holder =
         ChildJvm.start("lock-" + mode, dir, LockHolderMain.class, "file=" + file, "mode=" + mode);
@@ -245,14 +336,19 @@ class StorageFaultTest {
         key,
         tx -> {
           if (writeRow) {
-            try (PreparedStatement ps =
-                tx.prepareStatement("INSERT INTO fault_effects (intent_key) VALUES (?)")) {
-              ps.setString(1, key);
-              ps.executeUpdate();
-            }
+            insertRow(tx, key);
           }
           return key + " ".repeat(Math.max(0, resultChars - key.length()));
         });
+  }
+
+  private static String insertRow(Connection tx, String key) throws SQLException {
+    try (PreparedStatement ps =
+        tx.prepareStatement("INSERT INTO fault_effects (intent_key) VALUES (?)")) {
+      ps.setString(1, key);
+      ps.executeUpdate();
+    }
+    return key;
   }
 
   /** A step whose effect runs {@code pragma} on the step's connection and returns 200 KB. */
