@@ -15,9 +15,10 @@ import java.nio.file.Path;
  *
  * <p>Arguments, as {@code name=value}: {@code file} (required; a new file is best, an old one from
  * this tool is continued), {@code iterations} (default 100), {@code seed} (default the time),
- * {@code intents} (new intents per child, default 4) and {@code logs} (the children's logs, default
- * the file's folder). Exits 0 and prints a summary when nothing was lost or duplicated; otherwise
- * the first violation, with the seed to run it again.
+ * {@code intents} (new intents per child, default 4), {@code synchronous} ({@code FULL}, the
+ * default, or {@code NORMAL}) and {@code logs} (the children's logs, default the file's folder).
+ * Exits 0 and prints a summary when nothing was lost or duplicated; otherwise the first violation,
+ * with the seed to run it again.
  */
 public final class CrashHarnessMain {
   private CrashHarnessMain() {}
@@ -34,7 +35,8 @@ public final class CrashHarnessMain {
             Integer.parseInt(args.get("intents", "4")),
             logs);
     System.out.println("crash harness on " + file + ", seed " + settings.seed());
-    CrashHarness.Report report = new CrashHarness(new CrashTarget.Sqlite(file), settings).run();
+    CrashTarget target = CrashTarget.fromArgs(args);
+    CrashHarness.Report report = new CrashHarness(target, settings).run();
     report.kills().forEach(System.out::println);
     System.out.println(report);
   }

@@ -43,26 +43,37 @@ public interface CrashTarget {
   static CrashTarget fromArgs(ChildArgs args) {
     String kind = args.get("target", "sqlite");
     if (kind.equals("sqlite")) {
-      return new Sqlite(Path.of(args.required("file")));
+      return new Sqlite(
+          Path.of(args.required("file")),
+          OnceOnly.Synchronous.valueOf(args.get("synchronous", "FULL")));
     }
     throw new IllegalArgumentException("unknown target=" + kind);
   }
 
-  /** A SQLite file opened by the library itself, with its default settings. */
-  record Sqlite(Path file) implements CrashTarget {
+  /**
+   * A SQLite file opened by the library itself, with its default settings but {@code synchronous}.
+   * A process crash must lose nothing under {@code NORMAL} either; power loss is another matter.
+   */
+  record Sqlite(Path file, OnceOnly.Synchronous synchronous) implements CrashTarget {
+    /** The file with the default {@code synchronous=FULL}. */
+    public Sqlite(Path file) {
+      this(file, OnceOnly.Synchronous.FULL);
+    }
+
     @Override
     public String describe() {
-      return "SQLite " + file;
+      return "SQLite " + file + " (synchronous=" + synchronous + ")";
     }
 
     @Override
     public List<String> childArgs() {
-      return List.of("target=sqlite", "file=" + file.toAbsolutePath());
+      return List.of(
+          "target=sqlite", "file=" + file.toAbsolutePath(), "synchronous=" + synchronous);
     }
 
     @Override
     public OnceOnly open(InstantSource clock) {
-      return OnceOnly.builder().sqlite(file).clock(clock).build();
+      return OnceOnly.builder().sqlite(file).synchronous(synchronous).clock(clock).build();
     }
 
     @Override
