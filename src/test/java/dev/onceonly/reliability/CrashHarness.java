@@ -147,7 +147,13 @@ public final class CrashHarness {
         args.toArray(String[]::new));
   }
 
-  private void check(int iteration, String where, boolean drained) throws SQLException {
+  /**
+   * Checks the store after a kill (or, with {@code drained}, after the final drain), following a
+   * reconcile pass of its own.
+   *
+   * @throws AssertionError naming the seed, the iteration and what is wrong
+   */
+  void check(int iteration, String where, boolean drained) throws SQLException {
     InstantSource clock =
         InstantSource.offset(Clock.systemUTC(), Duration.ofMillis(iteration * OFFSET_STEP_MS));
     try (OnceOnly once = target.open(clock)) {
