@@ -8,6 +8,7 @@ import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.ChildArgs;
+import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.IntentSteps;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -22,7 +23,6 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The workload of a crash run, in a process of its own: a reconcile pass, a producer that registers
@@ -173,11 +173,8 @@ public final class CrashWorkloadMain {
   }
 
   private static void awaitNothingPending(OnceOnly once) {
-    long pause = 1;
-    while (!once.intents().pending(1).isEmpty()) {
-      LockSupport.parkNanos(Duration.ofMillis(pause).toNanos());
-      pause = Math.min(pause * 2, 20);
-    }
+    Eventually.await(
+        Duration.ofMinutes(5), "no intent pending", () -> once.intents().pending(1).isEmpty());
   }
 
   private static void print(String line) {

@@ -7,6 +7,7 @@ import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.SendResult;
 import dev.onceonly.queue.Worker;
+import dev.onceonly.testing.Eventually;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -26,7 +27,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The soak's work in one process: {@code threads} client threads for {@code duration}, each step
@@ -300,27 +300,23 @@ public final class SoakWorkload {
    * balances the sums over all processes.
    */
   private void awaitOwnMessages(Path file) throws SQLException {
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    long pause = 1;
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
         PreparedStatement ps =
             c.prepareStatement(
                 "SELECT COUNT(*) FROM onceonly_messages WHERE queue = ? AND message_key LIKE ?")) {
       ps.setString(1, QUEUE);
       ps.setString(2, "msg-" + process + "-%");
-      while (true) {
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          if (rs.getLong(1) == 0) {
-            return;
-          }
-          if (System.nanoTime() - deadline > 0) {
-            throw new AssertionError(process + ": " + rs.getLong(1) + " messages not worked off");
-          }
-        }
-        LockSupport.parkNanos(Duration.ofMillis(pause).toNanos());
-        pause = Math.min(pause * 2, 50);
-      }
+      Eventually.await(
+          Duration.ofMinutes(2), process + ": its messages worked off", () -> count(ps) == 0);
+    }
+  }
+
+  private static long count(PreparedStatement ps) {
+    try (ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
     }
   }
 
