@@ -66,7 +66,8 @@ class ReliabilitySoak {
     long rows = Db.count(file, "SELECT COUNT(*) FROM soak_effects");
     long createdTotal =
         here.created() + there.created() + here.workerCreated() + there.workerCreated();
-    long dbBytes = Files.size(file) + sizeIfAny(file.resolveSibling("soak.db-wal"));
+    long dbBytes = Files.size(file);
+    long walBytes = sizeIfAny(file.resolveSibling("soak.db-wal"));
     double seconds = Math.max(here.seconds(), there.seconds());
     long steps = here.steps() + there.steps();
     String report =
@@ -75,7 +76,7 @@ class ReliabilitySoak {
             "soak: 2 processes x %d threads, %.0f s, seed %d: %d client steps (%.0f/s),"
                 + " p50 %d/%d us, p99 %d/%d us (process a/b), created %d (worker %d),"
                 + " repeated %d, expired %d, sent %d, purged %d, peak heap %d/%d MiB,"
-                + " file %.1f MiB, effect rows %d",
+                + " file %.1f MiB + WAL %.1f MiB, effect rows %d",
             THREADS,
             seconds,
             SEED,
@@ -94,6 +95,7 @@ class ReliabilitySoak {
             here.maxHeapMiB(),
             there.maxHeapMiB(),
             dbBytes / 1048576.0,
+            walBytes / 1048576.0,
             rows);
     System.out.println(report);
     Path out = Path.of("target", "soak", "report.txt");
