@@ -25,8 +25,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * and closed as usual. Closing a cached statement only closes its result set: it keeps its bindings
  * (clearing them costs more than the statement itself in sqlite-jdbc), which is safe because every
  * use binds every parameter. At most {@code size} statements are kept, least recently used first
- * out. Closing the connection closes them all. Not thread-safe, like the connection it wraps: one
- * thread at a time.
+ * out. Closing the connection closes them all. A statement whose execution failed is prepared anew
+ * on its next use: sqlite-jdbc finalizes a statement that fails with anything but busy, locked or a
+ * constraint (a full disk, a read-only file, an I/O error), and reusing it would fail forever after
+ * the fault is gone. Not thread-safe, like the connection it wraps: one thread at a time.
  */
 final class StatementCache implements InvocationHandler {
   private static final Set<String> REGISTERED = ConcurrentHashMap.newKeySet();
@@ -113,6 +115,11 @@ final class StatementCache implements InvocationHandler {
 
   private PreparedStatement prepare(String sql) throws SQLException {
     PreparedStatement ps = cache.get(sql);
+    if (ps != null && ((Reusable) Proxy.getInvocationHandler(ps)).failed) {
+      closeQuietly(ps);
+      cache.remove(sql);
+      ps = null;
+    }
     if (ps == null) {
       PreparedStatement real = target.prepareStatement(sql);
       ps =
@@ -138,6 +145,7 @@ final class StatementCache implements InvocationHandler {
   private static final class Reusable implements InvocationHandler {
     private final PreparedStatement target;
     private ResultSet open;
+    private boolean failed;
 
     Reusable(PreparedStatement target) {
       this.target = target;
@@ -166,6 +174,7 @@ final class StatementCache implements InvocationHandler {
         }
         return result;
       } catch (InvocationTargetException e) {
+        failed = true;
         throw e.getCause();
       }
     }
