@@ -85,17 +85,15 @@ public final class RedisTransport implements Transport, AutoCloseable {
     Objects.requireNonNull(once, "once");
     RedisClient client = client(hostAndPort);
     try {
-      client.sendCommand(Protocol.Command.XGROUP, "CREATE", STREAM, "onceonly", "0", "MKSTREAM");
-    } catch (JedisDataException e) {
-      if (e.getMessage() == null || !e.getMessage().startsWith("BUSYGROUP")) {
-        client.close();
-        throw new RedisTransportException("Redis at " + hostAndPort + " refused XGROUP", e);
-      }
-    } catch (JedisException e) {
+      RedisTransport transport = new RedisTransport(hostAndPort, client, once);
+      transport.stream.ensureGroup();
+      return transport;
+    } catch (RedisTransportException e) {
       client.close();
-      throw unreachable(hostAndPort, e);
+      throw e.getCause() instanceof JedisException j && !(j instanceof JedisDataException)
+          ? unreachable(hostAndPort, j)
+          : e;
     }
-    return new RedisTransport(hostAndPort, client, once);
   }
 
   /**
