@@ -2,7 +2,9 @@ package dev.onceonly.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceonly.OnceOnly;
 import dev.onceonly.cli.demo.RedisTransport;
+import dev.onceonly.cli.demo.ReportPipeline;
 import dev.onceonly.redis.EmbeddedRedis;
 import dev.onceonly.testing.ChildJvm;
 import java.io.IOException;
@@ -111,6 +113,60 @@ class DemoRedisTest {
           .doesNotContain("\tat ");
     }
     assertThat(file).doesNotExist();
+  }
+
+  /**
+   * What the summary adds to {@code pending} for the stream: an entry not yet delivered, one
+   * delivered and not acknowledged, and a dead letter each count, and only while they are there.
+   */
+  @Test
+  void pendingOutsideTheStoreCountsUndeliveredUnacknowledgedAndDeadEntries() throws Exception {
+    Path data = Files.createDirectories(dir.resolve("redis"));
+    try (EmbeddedRedis redis = EmbeddedRedis.start(data);
+        RedisClient client = redis.client();
+        OnceOnly once = ReportPipeline.builder().sqlite(dir.resolve("p.db")).build();
+        RedisTransport transport = RedisTransport.connect("127.0.0.1:" + redis.port(), once)) {
+      String stream = RedisTransport.STREAM;
+      assertThat(transport.pendingOutsideStore()).isZero();
+
+      client.sendCommand(Protocol.Command.XADD, stream, "*", "a", "1");
+      client.sendCommand(Protocol.Command.XADD, stream, "*", "b", "2");
+      assertThat(transport.unsettled()).as("two undelivered").isEqualTo(2);
+
+      client.sendCommand(
+          Protocol.Command.XREADGROUP,
+          "GROUP",
+          "onceonly",
+          "c",
+          "COUNT",
+          "1",
+          "STREAMS",
+          stream,
+          ">");
+      assertThat(transport.unsettled()).as("one pending, one undelivered").isEqualTo(2);
+      client.sendCommand(Protocol.Command.HSET, stream + ":dead", "taller/lote-001", "0-1");
+      assertThat(transport.pendingOutsideStore()).as("and a dead letter").isEqualTo(3);
+
+      List<?> read =
+          (List<?>)
+              client.sendCommand(
+                  Protocol.Command.XREADGROUP, "GROUP", "onceonly", "c", "STREAMS", stream, "0");
+      assertThat(read).isNotEmpty();
+      client.sendCommand(
+          Protocol.Command.XREADGROUP, "GROUP", "onceonly", "c", "STREAMS", stream, ">");
+      assertThat(transport.unsettled()).as("both delivered, not acknowledged").isEqualTo(2);
+      List<?> pending =
+          (List<?>)
+              client.sendCommand(Protocol.Command.XPENDING, stream, "onceonly", "-", "+", "10");
+      for (Object row : pending) {
+        client.sendCommand(
+            Protocol.Command.XACK, stream, "onceonly", RedisTransport.text(((List<?>) row).get(0)));
+      }
+      assertThat(transport.unsettled()).isZero();
+      assertThat(transport.pendingOutsideStore()).as("the dead letter only").isOne();
+      client.sendCommand(Protocol.Command.DEL, stream + ":dead");
+      assertThat(transport.pendingOutsideStore()).isZero();
+    }
   }
 
   /**
