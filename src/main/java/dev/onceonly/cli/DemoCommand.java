@@ -2,8 +2,10 @@ package dev.onceonly.cli;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.cli.demo.Demo;
+import dev.onceonly.cli.demo.RedisTransport;
 import dev.onceonly.cli.demo.ReportPipeline;
 import dev.onceonly.cli.demo.Summary;
+import dev.onceonly.redis.RedisTransportException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.Writer;
@@ -59,7 +61,9 @@ final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--workers",
       defaultValue = "3",
-      description = "workers, two threads each (default: ${DEFAULT-VALUE})")
+      description =
+          "workers: two threads each on the SQL queue, one consumer each on Redis (default:"
+              + " ${DEFAULT-VALUE})")
   int workers;
 
   @Option(
@@ -70,16 +74,16 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws SQLException {
-    if (redis != null) {
-      throw new CliException(
-          CliException.UNREACHABLE,
-          "--redis "
-              + redis
-              + ": this build of the demo has no Redis Streams transport"
-              + " (package dev.onceonly.redis); it runs on the SQL job queue only");
+    Demo.Settings settings;
+    if (redis == null) {
+      settings =
+          new Demo.Settings(jobs, seed, workers, Duration.ofSeconds(2), Duration.ofMillis(500));
+    } else {
+      checkRedis(redis);
+      // A stream takes an entry over after one idle time for all: the crashed worker's too.
+      settings =
+          new Demo.Settings(jobs, seed, workers, Duration.ofSeconds(1), Duration.ofSeconds(1));
     }
-    Demo.Settings settings =
-        new Demo.Settings(jobs, seed, workers, Duration.ofSeconds(2), Duration.ofMillis(500));
     Target target = new Target();
     target.prefix = "onceonly_";
     if (jdbcUrl != null) {
@@ -92,11 +96,55 @@ final class DemoCommand implements Callable<Integer> {
     out.println("OnceOnly demo on " + target.describe());
     Summary summary;
     try (OnceOnly once = target.openStore(ReportPipeline.builder())) {
-      summary = Demo.run(once, () -> target.connect(true), out, settings);
+      Demo.Rows rows = () -> target.connect(true);
+      summary =
+          redis == null
+              ? Demo.run(once, rows, out, settings)
+              : runOnRedis(redis, once, rows, out, settings);
     }
     summary.lines().forEach(out::println);
     out.flush();
     return summary.ok() ? 0 : CliException.FAILED;
+  }
+
+  /**
+   * Fails with one line unless Jedis is on the class path and a Redis server answers at {@code
+   * hostAndPort}; nothing is written before.
+   */
+  private static void checkRedis(String hostAndPort) {
+    try {
+      Class.forName("redis.clients.jedis.UnifiedJedis", false, DemoCommand.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new CliException(
+          CliException.UNREACHABLE,
+          "--redis "
+              + hostAndPort
+              + ": Jedis is missing (an optional dependency of the library): put"
+              + " redis.clients:jedis on the class path, or run target/onceonly-cli.jar");
+    }
+    try {
+      RedisTransport.check(hostAndPort);
+    } catch (IllegalArgumentException | RedisTransportException e) {
+      throw new CliException(
+          CliException.UNREACHABLE,
+          "--redis " + hostAndPort + ": " + Target.firstLine(e.getMessage()));
+    }
+  }
+
+  private static Summary runOnRedis(
+      String hostAndPort, OnceOnly once, Demo.Rows rows, PrintStream out, Demo.Settings settings)
+      throws SQLException {
+    RedisTransport transport;
+    try {
+      transport = RedisTransport.connect(hostAndPort, once);
+    } catch (RedisTransportException e) {
+      throw new CliException(
+          CliException.UNREACHABLE,
+          "--redis " + hostAndPort + ": " + Target.firstLine(e.getMessage()));
+    }
+    try (transport) {
+      return Demo.run(once, transport, rows, out, settings);
+    }
   }
 
   /** Bytes written to a stream, handed on to picocli's writer as UTF-8 text. */

@@ -172,14 +172,22 @@ public final class RedisStream {
   // The commands the worker needs, on raw replies: the client's typed XAUTOCLAIM drops the ids of
   // deleted entries (Redis 6.2 returns them as nil, 7.0 lists them apart), which must be acked.
 
-  /** Creates the group, and the stream if missing, reading from the start; idempotent. */
-  void ensureGroup() {
+  /**
+   * Creates the consumer group, and the stream if missing, reading from the stream's start ({@code
+   * XGROUP CREATE ... MKSTREAM}); does nothing if the group exists. Workers do it when they start;
+   * call it to read or count the group before any worker ran.
+   *
+   * @throws RedisTransportException if Redis fails or refuses
+   */
+  public void ensureGroup() {
     try {
       client.sendCommand(Protocol.Command.XGROUP, "CREATE", name, group, "0", "MKSTREAM");
     } catch (JedisDataException e) {
       if (e.getMessage() == null || !e.getMessage().startsWith("BUSYGROUP")) {
-        throw e;
+        throw new RedisTransportException("XGROUP CREATE on " + name, e);
       }
+    } catch (JedisException e) {
+      throw new RedisTransportException("XGROUP CREATE on " + name, e);
     }
   }
 

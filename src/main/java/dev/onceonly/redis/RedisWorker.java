@@ -69,25 +69,50 @@ public final class RedisWorker<T> implements AutoCloseable {
     T apply(Connection transaction, StreamMessage message) throws Exception;
   }
 
-  /** What became of one entry; told to the test listener. */
-  enum Result {
+  /** What became of one entry, as told to a {@link Listener}. */
+  public enum Result {
+    /** The effect ran now, its receipt committed, and the entry was acknowledged. */
     CREATED,
+    /** The receipt answered (the effect had run before) and the entry was acknowledged. */
     REPEATED,
+    /** The entry was kept as a rejection and acknowledged. */
     REJECTED,
+    /** The entry was delivered too often: kept as a rejection, its intent remembered, acked. */
     DEAD_LETTERED,
+    /** The entry was trimmed from the stream while pending: kept as a rejection and acked. */
     TRIMMED,
+    /** The effect or the database failed: the entry stays pending for a later recovery. */
     FAILED
   }
 
-  /** Watches a worker, for tests. Called on the worker's thread. */
-  interface Listener {
-    /** An entry was read and is about to be settled. */
+  /**
+   * Watches a worker's progress, for tests, demos and metrics. Called on the worker's thread,
+   * outside any transaction; a listener that throws makes the worker back off as after a failure of
+   * Redis.
+   */
+  public interface Listener {
+    /**
+     * An entry was read and is about to be settled.
+     *
+     * @param id the entry's id
+     * @param recovered whether it was delivered before (read again by a recovery)
+     */
     default void received(String id, boolean recovered) {}
 
-    /** An entry was settled (or, for {@link Result#FAILED}, left pending). */
+    /**
+     * An entry was settled (or, for {@link Result#FAILED}, left pending).
+     *
+     * @param id the entry's id
+     * @param result what became of it
+     * @param detail the stored result, the reason of a rejection or the failure
+     */
     default void settled(String id, Result result, String detail) {}
 
-    /** Redis failed; the worker backs off and reconnects. */
+    /**
+     * Redis failed; the worker backs off and reconnects.
+     *
+     * @param e the failure
+     */
     default void disconnected(RuntimeException e) {}
   }
 
@@ -504,7 +529,13 @@ public final class RedisWorker<T> implements AutoCloseable {
       return this;
     }
 
-    Builder<T> listener(Listener listener) {
+    /**
+     * Sets who is told about each entry read and settled. Default: nobody.
+     *
+     * @param listener the listener, called on the worker's thread
+     * @return this builder
+     */
+    public Builder<T> listener(Listener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
       return this;
     }

@@ -14,7 +14,7 @@ import redis.embedded.RedisServer;
  * write ({@code appendonly yes}, {@code appendfsync always}) so that a restart keeps every
  * acknowledged write, as {@code docs/redis.md} asks of production servers.
  */
-final class EmbeddedRedis implements AutoCloseable {
+public final class EmbeddedRedis implements AutoCloseable {
   private final RedisServer server;
   private final int port;
 
@@ -24,7 +24,7 @@ final class EmbeddedRedis implements AutoCloseable {
   }
 
   /** Starts a server whose files live in {@code dir}. */
-  static EmbeddedRedis start(Path dir) {
+  public static EmbeddedRedis start(Path dir) {
     int port = freePort();
     try {
       RedisServer server =
@@ -44,12 +44,12 @@ final class EmbeddedRedis implements AutoCloseable {
     }
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
   /** Returns a new pooled client; the caller closes it. */
-  RedisClient client() {
+  public RedisClient client() {
     return RedisClient.create("127.0.0.1", port);
   }
 

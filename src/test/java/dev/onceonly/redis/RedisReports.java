@@ -4,10 +4,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Reconciler;
+import dev.onceonly.cli.demo.RedisTransport;
 import dev.onceonly.cli.demo.Reports;
 import dev.onceonly.cli.demo.Reports.Report;
-import java.sql.PreparedStatement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -21,31 +20,8 @@ import redis.clients.jedis.UnifiedJedis;
 final class RedisReports {
   private RedisReports() {}
 
-  /** The effect: the report of the message's samples, inserted in the step's transaction. */
-  static final RedisWorker.StreamEffect<Report> EFFECT =
-      (c, message) -> {
-        List<Integer> samples = new ArrayList<>();
-        message.arguments().get("muestras").forEach(x -> samples.add(x.intValue()));
-        Report report =
-            new Report(
-                samples.size(),
-                samples.stream().mapToInt(Integer::intValue).min().orElseThrow(),
-                samples.stream().mapToInt(Integer::intValue).max().orElseThrow(),
-                samples.stream().mapToInt(Integer::intValue).average().orElseThrow());
-        try (PreparedStatement ps =
-            c.prepareStatement(
-                "INSERT INTO reports (job_id, scope, cantidad, minimo, maximo, media)"
-                    + " VALUES (?, ?, ?, ?, ?, ?)")) {
-          ps.setString(1, message.key().key());
-          ps.setString(2, message.key().scope());
-          ps.setInt(3, report.cantidad());
-          ps.setInt(4, report.minimo());
-          ps.setInt(5, report.maximo());
-          ps.setDouble(6, report.media());
-          ps.executeUpdate();
-        }
-        return report;
-      };
+  /** The effect: the demo's report row of the message's samples, in the step's transaction. */
+  static final RedisWorker.StreamEffect<Report> EFFECT = RedisTransport.EFFECT;
 
   /** Returns {@code {"muestras": samples}}. */
   static ObjectNode muestras(List<Integer> samples) {

@@ -2,6 +2,7 @@ package dev.onceonly.testing;
 
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
@@ -68,6 +69,31 @@ public final class ChildJvm implements AutoCloseable {
    * @return the running child
    */
   public static ChildJvm start(String name, Path logDir, Class<?> main, String... args) {
+    return start(name, logDir, System.getProperty("java.class.path"), main, args);
+  }
+
+  /**
+   * Starts {@code main} as {@link #start} does, on this test's class path without the entries whose
+   * path contains {@code omitted}: an optional dependency left out, as on a user's class path.
+   *
+   * @param name a short name for logs and messages, also the log files' base name
+   * @param logDir an existing folder for {@code <name>.out} and {@code <name>.err}
+   * @param omitted a part of the path of each class path entry to leave out, e.g. {@code jedis}
+   * @param main the class whose {@code main} runs in the child
+   * @param args its arguments
+   * @return the running child
+   */
+  public static ChildJvm startWithout(
+      String name, Path logDir, String omitted, Class<?> main, String... args) {
+    String classPath =
+        java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(entry -> !entry.contains(omitted))
+            .collect(java.util.stream.Collectors.joining(File.pathSeparator));
+    return start(name, logDir, classPath, main, args);
+  }
+
+  private static ChildJvm start(
+      String name, Path logDir, String classPath, Class<?> main, String... args) {
     Objects.requireNonNull(main, "main");
     List<String> command = new ArrayList<>();
     command.add(javaExecutable());
@@ -76,7 +102,7 @@ public final class ChildJvm implements AutoCloseable {
     command.add("-XX:+UseSerialGC");
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath);
     command.add(main.getName());
     command.addAll(List.of(args));
     Path out = logDir.resolve(name + ".out");

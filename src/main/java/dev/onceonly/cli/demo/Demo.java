@@ -9,7 +9,6 @@ import dev.onceonly.cli.demo.ReportPipeline.Production;
 import dev.onceonly.cli.demo.ReportPipeline.ReportJob;
 import dev.onceonly.cli.demo.Reports.Report;
 import dev.onceonly.cli.demo.Tickets.Ticket;
-import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.IntentMessage;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.SendResult;
@@ -69,7 +68,7 @@ public final class Demo {
    *
    * @param jobs how many report jobs, 50 to 999
    * @param seed the seed of the jobs' samples
-   * @param workers how many workers, each with two threads
+   * @param workers how many workers (each with two threads on the SQL queue)
    * @param lease the workers' lease
    * @param crashLease the lease the crashing worker abandons; its message comes back after it
    */
@@ -155,7 +154,12 @@ public final class Demo {
     tickets();
     try (Connection c = rows.open()) {
       long rejectionsNow = Summary.count(c, "SELECT COUNT(*) FROM onceonly_rejections");
-      return Summary.count(c, repeated.get(), conflicts.get(), rejectionsNow - rejectionsBefore);
+      return Summary.count(
+          c,
+          repeated.get(),
+          conflicts.get(),
+          rejectionsNow - rejectionsBefore,
+          transport.pendingOutsideStore());
     }
   }
 
@@ -189,7 +193,7 @@ public final class Demo {
     Transport.Workers workers =
         transport.startWorkers(settings.workers(), settings.lease(), this::listener);
     try {
-      say("  %d workers started, two threads each, lease %s", settings.workers(), settings.lease());
+      say("  %d workers started, lease %s", settings.workers(), settings.lease());
       drain("the first pass");
       ReportJob done = jobs.get(42);
       transport.publish(done);
@@ -250,22 +254,19 @@ public final class Demo {
     }
   }
 
-  private ReportHandler.Listener listener(String name) {
-    return new ReportHandler.Listener() {
-      @Override
-      public void finished(Delivery d, ReportHandler.Result result, String detail) {
-        settled.incrementAndGet();
-        switch (result) {
-          case CREATED -> created.incrementAndGet();
-          case REPEATED -> repeated.incrementAndGet();
-          case REJECTED -> rejected.incrementAndGet();
-          case LEASE_LOST -> {}
-        }
-        if (d.attempt() > 1) {
-          say(
-              "  %s: %s came back (attempt %d) and is %s",
-              name, d.key(), d.attempt(), result.name().toLowerCase(Locale.ROOT));
-        }
+  private Transport.Progress listener(String name) {
+    return (message, attempt, result) -> {
+      settled.incrementAndGet();
+      switch (result) {
+        case CREATED -> created.incrementAndGet();
+        case REPEATED -> repeated.incrementAndGet();
+        case REJECTED -> rejected.incrementAndGet();
+        case LEASE_LOST -> {}
+      }
+      if (attempt > 1) {
+        say(
+            "  %s: %s came back (attempt %d) and is %s",
+            name, message, attempt, result.name().toLowerCase(Locale.ROOT));
       }
     };
   }

@@ -58,15 +58,14 @@ public final class SqlQueueTransport implements Transport {
   }
 
   @Override
-  public Workers startWorkers(
-      int count, Duration lease, Function<String, ReportHandler.Listener> listener) {
+  public Workers startWorkers(int count, Duration lease, Function<String, Progress> progress) {
     List<Worker> workers = new ArrayList<>();
     for (int i = 1; i <= count; i++) {
       workers.add(
           Worker.builder(
                   once.queue(),
                   ReportPipeline.QUEUE,
-                  new ReportHandler(once, ReportPipeline.SCOPE, listener.apply("worker-" + i)))
+                  new ReportHandler(once, ReportPipeline.SCOPE, listener(progress, i)))
               .threads(2)
               .lease(lease)
               .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
@@ -74,6 +73,21 @@ public final class SqlQueueTransport implements Transport {
               .start());
     }
     return () -> workers.forEach(Worker::close);
+  }
+
+  private static ReportHandler.Listener listener(Function<String, Progress> progress, int i) {
+    Progress p = progress.apply("worker-" + i);
+    return new ReportHandler.Listener() {
+      @Override
+      public void finished(Delivery d, ReportHandler.Result result, String detail) {
+        p.finished(d.key(), d.attempt(), result);
+      }
+    };
+  }
+
+  @Override
+  public long pendingOutsideStore() {
+    return 0;
   }
 
   @Override

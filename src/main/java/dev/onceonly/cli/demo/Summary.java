@@ -16,7 +16,9 @@ import java.util.Locale;
  * @param repeated answers of this run that came from a stored receipt
  * @param conflicts requests of this run refused as a conflicting intent
  * @param rejected rejections this run recorded
- * @param pending intents without a receipt, plus messages still queued or dead-lettered
+ * @param pending intents without a receipt, plus messages still queued, in flight or dead-lettered,
+ *     in the store's tables or in the transport (a Redis stream's pending and undelivered entries
+ *     and its dead letters)
  */
 public record Summary(
     long intents,
@@ -83,10 +85,12 @@ public record Summary(
    * @param repeated this run's repeated answers
    * @param conflicts this run's conflicts
    * @param rejected this run's rejections
+   * @param pendingInTransport what the transport holds outside the tables and is not settled
    * @return the summary
    * @throws SQLException if a table is missing or the database fails
    */
-  static Summary count(Connection c, long repeated, long conflicts, long rejected)
+  static Summary count(
+      Connection c, long repeated, long conflicts, long rejected, long pendingInTransport)
       throws SQLException {
     String scope = ReportPipeline.SCOPE;
     String queue = ReportPipeline.QUEUE;
@@ -119,7 +123,8 @@ public record Summary(
                     + " WHERE i.scope = ? AND r.intent_key IS NULL",
                 scope)
             + count(c, "SELECT COUNT(*) FROM onceonly_messages WHERE queue = ?", queue)
-            + count(c, "SELECT COUNT(*) FROM onceonly_dead_letters WHERE queue = ?", queue);
+            + count(c, "SELECT COUNT(*) FROM onceonly_dead_letters WHERE queue = ?", queue)
+            + pendingInTransport;
     return new Summary(
         reportIntents + ticketIntents,
         reports + Math.min(tickets, ticketIntents),

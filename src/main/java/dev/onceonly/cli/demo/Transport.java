@@ -72,12 +72,24 @@ public interface Transport {
    * Starts workers that process every message with seed 000's receiver.
    *
    * @param count how many workers
-   * @param lease the lease of each delivery
-   * @param listener the progress listener of each worker, by worker name
+   * @param lease how long a delivery may stay unacknowledged before it is taken over
+   * @param progress the progress listener of each worker, by worker name
    * @return what stops them
    */
-  Workers startWorkers(
-      int count, Duration lease, Function<String, ReportHandler.Listener> listener);
+  Workers startWorkers(int count, Duration lease, Function<String, Progress> progress);
+
+  /** Told about each delivery a worker settled, on the worker's thread. */
+  @FunctionalInterface
+  interface Progress {
+    /**
+     * A delivery was settled.
+     *
+     * @param message what was delivered, for example {@code taller/lote-000}
+     * @param attempt how often it was delivered, 1 for the first time
+     * @param result what became of it
+     */
+    void finished(String message, int attempt, ReportHandler.Result result);
+  }
 
   /** Running workers; closing stops them gracefully. */
   @FunctionalInterface
@@ -93,6 +105,15 @@ public interface Transport {
    * @return how many
    */
   long unsettled();
+
+  /**
+   * Counts what the transport keeps outside the store's tables and the summary must count as
+   * pending: messages not settled and dead letters. The SQL job queue keeps both in the store,
+   * where the summary counts their rows, so it answers 0.
+   *
+   * @return how many
+   */
+  long pendingOutsideStore();
 
   /**
    * Returns the publisher the reconciler hands pending intents to.
