@@ -43,7 +43,7 @@ final class DemoCommand implements Callable<Integer> {
       names = "--jdbc-url",
       paramLabel = "URL",
       description =
-          "run on this database instead (PostgreSQL; its driver must be on the class path)")
+          "run on this database instead (PostgreSQL; onceonly-cli.jar contains its driver)")
   String jdbcUrl;
 
   @Option(

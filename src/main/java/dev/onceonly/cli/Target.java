@@ -41,7 +41,9 @@ final class Target {
       names = "--jdbc-url",
       paramLabel = "URL",
       description =
-          "a JDBC URL, e.g. jdbc:postgresql://host/db (its driver must be on the class path)")
+          "a JDBC URL, e.g. jdbc:postgresql://host:5432/db?user=U&password=P (credentials as URL"
+              + " parameters, masked in messages; onceonly-cli.jar carries the PostgreSQL and"
+              + " SQLite drivers)")
   String jdbcUrl;
 
   @Option(

@@ -12,6 +12,7 @@ import dev.onceonly.queue.IntentMessage;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.SendResult;
+import dev.onceonly.sql.Dialect;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -51,7 +52,7 @@ public final class ReportPipeline {
   private static final String CREATE_TABLE =
       "CREATE TABLE IF NOT EXISTS reports (job_id TEXT NOT NULL, scope TEXT NOT NULL,"
           + " cantidad INTEGER NOT NULL, minimo INTEGER NOT NULL, maximo INTEGER NOT NULL,"
-          + " media REAL NOT NULL)";
+          + " media %s NOT NULL)";
 
   private ReportPipeline() {}
 
@@ -128,14 +129,17 @@ public final class ReportPipeline {
   }
 
   /**
-   * Creates the {@code reports} table if it is missing.
+   * Creates the {@code reports} table if it is missing, in the connection's dialect (the mean is a
+   * {@code REAL} on SQLite, a {@code DOUBLE PRECISION} on PostgreSQL, whose {@code REAL} has only
+   * single precision).
    *
    * @param c a connection to the store's database
    * @throws SQLException if the database refuses
    */
   public static void createTable(Connection c) throws SQLException {
+    boolean postgres = Dialect.detect(c) == Dialect.POSTGRESQL;
     try (Statement s = c.createStatement()) {
-      s.execute(CREATE_TABLE);
+      s.execute(String.format(Locale.ROOT, CREATE_TABLE, postgres ? "DOUBLE PRECISION" : "REAL"));
     }
   }
 

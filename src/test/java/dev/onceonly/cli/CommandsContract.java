@@ -1,0 +1,344 @@
+package dev.onceonly.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceonly.IntentKey;
+import dev.onceonly.OnceOnly;
+import dev.onceonly.external.ClaimOutcome;
+import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.Message;
+import dev.onceonly.testing.ContractDatabase;
+import dev.onceonly.testing.MutableClock;
+import dev.onceonly.testing.SqlTimes;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every operator command on a prepared store (written 40 days ago by a store with a fixed clock):
+ * two pending intents, a receipt past its retention, a queued message and a dead letter, a
+ * rejection and an external effect whose lease ran out. Effects are checked on the rows through a
+ * fresh connection; error paths give one line on stderr and a typed status. Subclasses say where
+ * the store is: {@link CommandsTest} (SQLite files), {@link PostgresCommandsTest} (schemas on the
+ * embedded PostgreSQL server, written in a session time zone far from UTC).
+ */
+abstract class CommandsContract {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final Instant THEN = Instant.now().minus(Duration.ofDays(40));
+
+  private final List<ContractDatabase> created = new ArrayList<>();
+
+  /** The prepared store of this test. */
+  ContractDatabase store;
+
+  /** Returns a new, empty database (its own file or schema). */
+  abstract ContractDatabase newDatabase();
+
+  /** Returns the options that point a command at {@code db}. */
+  abstract String[] target(ContractDatabase db);
+
+  /** Returns how the tool names {@code db} in its messages. */
+  abstract String describe(ContractDatabase db);
+
+  @BeforeEach
+  void prepareStore() {
+    store = database();
+    prepare(store, "onceonly_");
+  }
+
+  @AfterEach
+  void closeDatabases() throws Exception {
+    for (ContractDatabase db : created) {
+      if (db instanceof AutoCloseable c) {
+        c.close();
+      }
+    }
+  }
+
+  /** Returns a new database, closed after the test. */
+  ContractDatabase database() {
+    ContractDatabase db = newDatabase();
+    created.add(db);
+    return db;
+  }
+
+  static void prepare(ContractDatabase db, String prefix) {
+    MutableClock clock = new MutableClock(THEN);
+    try (OnceOnly once = db.builder().tablePrefix(prefix).clock(clock).build()) {
+      once.intents().register(IntentKey.of("taller", "lote-2"), "make_report", Map.of("n", 2));
+      clock.advance(Duration.ofSeconds(1));
+      once.intents().register(IntentKey.of("taller", "lote-1"), "make_report", Map.of("n", 1));
+      once.receipts()
+          .execute(
+              IntentKey.of("u-1", "op-17"),
+              "create_ticket",
+              Map.of("s", "x"),
+              String.class,
+              c -> "t-1");
+      once.queue().send(Message.of("mail", "m-1", Map.of("to", "a")));
+      List<Delivery> d = once.queue().receive("mail", 1, Duration.ofMinutes(1));
+      once.queue().deadLetter(d.get(0).lease(), "smtp refused");
+      once.queue().send(Message.of("mail", "m-2", Map.of("to", "b")));
+      once.rejections().record("mail/m-9#1", "{not json", "payload: not JSON");
+      ClaimOutcome claim =
+          once.externalEffects()
+              .claim(
+                  IntentKey.of("u-1", "pay-1"),
+                  "charge",
+                  Map.of("cents", 500),
+                  Duration.ofMinutes(1));
+      assertThat(claim).isInstanceOf(ClaimOutcome.Claimed.class);
+    }
+  }
+
+  /** Runs the tool on the prepared store. */
+  CliRun run(String... args) {
+    return on(store, args);
+  }
+
+  /** Runs the tool on {@code db}. */
+  CliRun on(ContractDatabase db, String... args) {
+    return CliRun.of(Stream.concat(Stream.of(args), Stream.of(target(db))).toArray(String[]::new));
+  }
+
+  static JsonNode json(CliRun run) throws Exception {
+    assertThat(run.status()).as("%s", run).isZero();
+    assertThat(run.err()).isEmpty();
+    return JSON.readTree(run.out());
+  }
+
+  /** Reads a timestamp column of one row as an instant, converted to epoch millis in SQL. */
+  Instant instant(String column, String table, String where) {
+    return Instant.ofEpochMilli(
+        store.count("SELECT " + store.millis(column) + " FROM " + table + " WHERE " + where));
+  }
+
+  @Test
+  void statusCountsRowsPerTableAndState() throws Exception {
+    JsonNode status = json(run("status", "--json"));
+    List<String> counts = new ArrayList<>();
+    status
+        .get("counts")
+        .forEach(
+            r ->
+                counts.add(
+                    r.get("table").asText()
+                        + "/"
+                        + r.get("state").asText()
+                        + "="
+                        + r.get("count").asLong()));
+    assertThat(counts)
+        .contains(
+            "intents/registered=2",
+            "intents/without receipt=2",
+            "receipts/result kept=0",
+            "receipts/result expired=1",
+            "receipts/tombstone=0",
+            "messages/mail: due=1",
+            "dead_letters/mail=1",
+            "claims/IN_PROGRESS=1",
+            "rejections/kept=1");
+    assertThat(status.get("database").asText()).isEqualTo(describe(store));
+    assertThat(status.get("pendingIntents").asLong()).isEqualTo(2);
+    assertThat(status.get("deadLetters").asLong()).isOne();
+    assertThat(status.get("oldestPendingAgeSeconds").asLong())
+        .isBetween(Duration.ofDays(40).toSeconds() - 60, Duration.ofDays(40).toSeconds() + 60);
+
+    CliRun text = run("status");
+    assertThat(text.status()).isZero();
+    assertThat(text.out())
+        .containsPattern("(?m)^table +state +count$")
+        .containsPattern("(?m)^dead_letters +mail +1$")
+        .contains("oldest pending intent: 40d old")
+        .contains("dead letters: 1");
+  }
+
+  @Test
+  void pendingListsIntentsWithoutReceiptInKeyOrder() throws Exception {
+    JsonNode pending = json(run("pending", "--json")).get("pending");
+    assertThat(pending).hasSize(2);
+    assertThat(pending.get(0).get("key").asText()).isEqualTo("lote-1");
+    assertThat(pending.get(1).get("key").asText()).isEqualTo("lote-2");
+    assertThat(Instant.parse(pending.get(0).get("registered").asText()))
+        .as("the instant in the row, whatever the session's time zone")
+        .isEqualTo(instant("created_at", "onceonly_intents", "intent_key = 'lote-1'"))
+        .isEqualTo(THEN.plusSeconds(1).truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+    assertThat(run("pending").out()).startsWith("2 pending intent(s)\nscope ");
+  }
+
+  @Test
+  void receiptsShowFindsOneAndSaysWhenThereIsNone() throws Exception {
+    JsonNode r = json(run("receipts", "show", "u-1", "op-17", "--json"));
+    assertThat(r.get("operation").asText()).isEqualTo("create_ticket");
+    assertThat(r.get("result").asText()).isEqualTo("t-1");
+    assertThat(r.get("fingerprint").asText()).startsWith("jcs-sha256:");
+    assertThat(Instant.parse(r.get("createdAt").asText()))
+        .isEqualTo(instant("created_at", "onceonly_receipts", "intent_key = 'op-17'"));
+
+    CliRun missing = run("receipts", "show", "u-1", "nope");
+    assertThat(missing.status()).isEqualTo(3);
+    assertThat(missing.err()).isEqualTo("onceonly: no receipt for u-1/nope\n");
+    CliRun bad = run("receipts", "show", "u 1", "k");
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err()).startsWith("onceonly: ").doesNotContain("\tat ");
+  }
+
+  @Test
+  void deadLettersAreListedAndRequeued() throws Exception {
+    JsonNode list = json(run("dead-letters", "list", "--json")).get("deadLetters");
+    assertThat(list).hasSize(1);
+    assertThat(list.get(0).get("key").asText()).isEqualTo("m-1");
+    assertThat(list.get(0).get("lastError").asText()).contains("smtp refused");
+    assertThat(Instant.parse(list.get(0).get("deadAt").asText()))
+        .isEqualTo(instant("dead_at", "onceonly_dead_letters", "message_key = 'm-1'"))
+        .isBetween(THEN, THEN.plusSeconds(2));
+
+    CliRun requeue = run("dead-letters", "requeue", "mail", "m-1");
+    assertThat(requeue.status()).as("%s", requeue).isZero();
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_dead_letters")).isZero();
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_messages WHERE message_key = 'm-1'"))
+        .isOne();
+
+    CliRun again = run("dead-letters", "requeue", "mail", "m-1");
+    assertThat(again.status()).isEqualTo(3);
+    assertThat(again.err())
+        .startsWith("onceonly: no dead letter m-1 in queue mail")
+        .hasLineCount(1);
+  }
+
+  @Test
+  void unknownEffectsAreListedAndResolved() throws Exception {
+    JsonNode list = json(run("unknown", "list", "--json")).get("unknown");
+    assertThat(list).hasSize(1);
+    assertThat(list.get(0).get("key").asText()).isEqualTo("pay-1");
+    assertThat(list.get(0).get("state").asText()).isEqualTo("UNKNOWN");
+    assertThat(list.get(0).get("downstreamKey").asText()).isNotBlank();
+
+    CliRun neither = run("unknown", "resolve", "u-1", "pay-1");
+    assertThat(neither.status()).isEqualTo(2);
+    CliRun done =
+        run("unknown", "resolve", "u-1", "pay-1", "--done", "--result", "{\"charge\":\"ch_1\"}");
+    assertThat(done.status()).as("%s", done).isZero();
+    assertThat(done.out()).contains("COMPLETED");
+    assertThat(
+            store.count(
+                "SELECT COUNT(*) FROM onceonly_claims WHERE state = 'COMPLETED'"
+                    + " AND result = '{\"charge\":\"ch_1\"}'"))
+        .isOne();
+
+    CliRun again = run("unknown", "resolve", "u-1", "pay-1", "--not-done");
+    assertThat(again.status()).isEqualTo(3);
+    assertThat(again.err()).contains("no unknown external effect for u-1/pay-1");
+  }
+
+  @Test
+  void purgeAppliesRetentionAndDeletesOldRejectionsAndDeadLetters() throws Exception {
+    JsonNode first = json(run("purge", "--older-than", "60d", "--json"));
+    assertThat(first.get("rejectionsDeleted").asLong()).isZero();
+    assertThat(first.get("deadLettersDeleted").asLong()).isZero();
+    assertThat(first.get("receiptsTombstoned").asLong()).as("past its 30 days").isOne();
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_receipts WHERE result IS NULL")).isOne();
+
+    JsonNode second = json(run("purge", "--older-than", "30d", "--json"));
+    assertThat(second.get("rejectionsDeleted").asLong()).isOne();
+    assertThat(second.get("deadLettersDeleted").asLong()).isOne();
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_rejections")).isZero();
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_dead_letters")).isZero();
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_receipts"))
+        .as("the tombstone stays")
+        .isOne();
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_messages"))
+        .as("queued work stays")
+        .isOne();
+
+    CliRun bad = run("purge", "--older-than", "soon");
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err()).contains("not an age such as 30d");
+  }
+
+  @Test
+  void migrateCreatesAndUpgradesButRefusesANewerSchema() throws Exception {
+    ContractDatabase fresh = database();
+    CliRun created = on(fresh, "migrate");
+    assertThat(created.status()).as("%s", created).isZero();
+    assertThat(created.out()).contains("from version 0 to 3");
+    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(3);
+    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 3)");
+    assertThat(on(fresh, "status").out())
+        .containsPattern("(?m)^messages +any queue: due +0$")
+        .containsPattern("(?m)^dead_letters +none +0$")
+        .containsPattern("(?m)^claims +none +0$")
+        .contains("oldest pending intent: none");
+
+    fresh.exec("DELETE FROM onceonly_schema_version WHERE version = 3");
+    CliRun older = on(fresh, "status");
+    assertThat(older.status()).isEqualTo(5);
+    assertThat(older.err())
+        .contains("is version 2, older than this tool's 3 (run `onceonly migrate`)");
+    assertThat(on(fresh, "migrate").out()).contains("from version 2 to 3");
+
+    fresh.exec(
+        "INSERT INTO onceonly_schema_version VALUES (99, 'V99__future.sql', "
+            + SqlTimes.literal(fresh.dialect(), 0)
+            + ")");
+    for (String command : List.of("status", "pending", "migrate")) {
+      CliRun newer = on(fresh, command);
+      assertThat(newer.status()).as("%s", newer).isEqualTo(5);
+      assertThat(newer.err())
+          .isEqualTo(
+              "onceonly: the schema in "
+                  + describe(fresh)
+                  + " is version 99, newer than this tool's 3; use a newer OnceOnly\n");
+    }
+  }
+
+  @Test
+  void anEmptyDatabaseHasNoSchemaAndIsLeftEmpty() {
+    ContractDatabase empty = database();
+    for (String[] args :
+        List.of(
+            new String[] {"status"},
+            new String[] {"pending"},
+            new String[] {"receipts", "show", "u-1", "op-17"},
+            new String[] {"dead-letters", "list"},
+            new String[] {"unknown", "list"},
+            new String[] {"purge", "--older-than", "1d"})) {
+      CliRun run = on(empty, args);
+      assertThat(run.status()).as("%s", run).isEqualTo(5);
+      assertThat(run.err())
+          .startsWith("onceonly: no OnceOnly schema with prefix onceonly_ in " + describe(empty))
+          .hasLineCount(1);
+    }
+    assertThat(empty.strings(tablesLike("onceonly_"))).as("nothing created").isEmpty();
+  }
+
+  @Test
+  void thePrefixSelectsTheTables() throws Exception {
+    ContractDatabase other = database();
+    prepare(other, "app_");
+    JsonNode status = json(on(other, "status", "--prefix", "app_", "--json"));
+    assertThat(status.get("pendingIntents").asLong()).isEqualTo(2);
+    CliRun unprefixed = on(other, "status");
+    assertThat(unprefixed.status()).as("no onceonly_ tables in it").isEqualTo(5);
+    JsonNode pending = json(on(other, "pending", "--prefix", "app_", "--json"));
+    assertThat(pending.get("pending")).hasSize(2);
+
+    CliRun bad = run("status", "--prefix", "Bad-Prefix");
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err()).startsWith("onceonly: --prefix must be");
+    CliRun limit = run("pending", "--limit", "0");
+    assertThat(limit.status()).isEqualTo(2);
+    assertThat(limit.err()).isEqualTo("onceonly: --limit must be between 1 and 10,000\n");
+  }
+
+  /** Returns a query for the names of the tables whose name starts with {@code prefix}. */
+  abstract String tablesLike(String prefix);
+}
