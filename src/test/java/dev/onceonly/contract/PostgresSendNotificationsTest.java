@@ -11,6 +11,7 @@ import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.PostgresContractDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PostgresSendNotificationsTest {
   private static final Duration LONG_IDLE = Duration.ofMinutes(2);
+  private static final Duration DUE_IN = Duration.ofSeconds(4);
 
   private final PostgresContractDatabase pg = PostgresContractDatabase.create();
 
@@ -66,11 +68,19 @@ class PostgresSendNotificationsTest {
             Worker.builder(receiver.queue(), "mail", job -> handled.countDown())
                 .idleBackoff(LONG_IDLE, LONG_IDLE)
                 .build()) {
+      // The control for the test above: the same setup, no wake-up. The message is sent before
+      // the worker starts, due a few seconds later, so the worker's first poll (at its start)
+      // surely finds nothing due and it goes idle for LONG_IDLE; sending after the start instead
+      // would race with that first poll. Nothing wakes it when the message falls due.
+      sender
+          .queue()
+          .send(
+              Message.of("mail", "m-1", Map.of("to", "a@example.org"))
+                  .deliverAt(Instant.now().plus(DUE_IN)));
       worker.start();
-      assertThat(receiver.queue().depth("mail")).isZero();
-      sender.queue().send(Message.of("mail", "m-1", Map.of("to", "a@example.org")));
-      // The control for the test above: the same setup, no wake-up, so no delivery yet.
-      assertThat(handled.await(3, TimeUnit.SECONDS)).isFalse();
+      assertThat(handled.await(DUE_IN.toMillis() + 3_000, TimeUnit.MILLISECONDS))
+          .as("delivered although no poll was due")
+          .isFalse();
     }
     assertThat(pg.count("SELECT COUNT(*) FROM onceonly_messages")).isOne();
   }
