@@ -41,7 +41,7 @@ final class PostgresCrashTarget implements CrashTarget {
   private final String url;
   private final String timeZone;
   private HikariDataSource pool;
-  private String integrityChecks = "integrity not checked yet";
+  private String integrityChecks; // what the last integrity check could use; null before one
 
   /**
    * A target on {@code url}.
@@ -59,11 +59,8 @@ final class PostgresCrashTarget implements CrashTarget {
 
   @Override
   public String describe() {
-    return "PostgreSQL "
-        + url.replaceAll("password=[^&]*", "password=***")
-        + " ("
-        + integrityChecks
-        + ")";
+    String where = "PostgreSQL " + url.replaceAll("password=[^&]*", "password=***");
+    return integrityChecks == null ? where : where + " (" + integrityChecks + ")";
   }
 
   @Override
