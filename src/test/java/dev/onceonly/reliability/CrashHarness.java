@@ -35,7 +35,9 @@ import java.util.SplittableRandom;
  * is pending, and then every intent has exactly one receipt and one effect, and the queue is empty.
  *
  * <p>Each child's clock runs {@code iteration × 10 s} ahead, so that the 5-second leases of the
- * killed children have run out for the next one without anybody waiting.
+ * killed children have run out for the next one without anybody waiting. Every process, the parent
+ * included, opens the target with such an explicit clock, also on PostgreSQL, where it replaces the
+ * server's clock the library would otherwise use (see {@link PostgresCrashTarget}).
  */
 public final class CrashHarness {
   private static final Duration STARTUP = Duration.ofSeconds(60);

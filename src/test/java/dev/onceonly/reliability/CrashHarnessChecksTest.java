@@ -5,30 +5,38 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Delivery;
-import dev.onceonly.testing.Db;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The crash harness's checks catch what they are there to catch: each test plants one violation in
- * an otherwise sound store and expects the check after a kill to fail naming it.
+ * an otherwise sound store and expects the check after a kill to fail naming it. On a SQLite file
+ * here; {@link PostgresCrashHarnessChecksTest} runs the same on a PostgreSQL schema.
  */
 class CrashHarnessChecksTest {
   @TempDir Path dir;
-  private Path file;
+  CrashTarget target;
   private CrashHarness harness;
+
+  /** Returns a new, empty store for one test. */
+  CrashTarget newTarget(Path dir) {
+    return new CrashTarget.Sqlite(dir.resolve("checks.db"));
+  }
 
   @BeforeEach
   void soundStore() throws SQLException {
-    file = dir.resolve("checks.db");
-    CrashTarget target = new CrashTarget.Sqlite(file);
+    target = newTarget(dir);
     harness = new CrashHarness(target, new CrashHarness.Settings(1, 1, 1, dir));
-    try (OnceOnly once = OnceOnly.openSqlite(file)) {
+    try (OnceOnly once = open()) {
       once.intents().register(CrashWorkloadMain.key(0), "apply", CrashWorkloadMain.arguments(0));
       once.receipts()
           .execute(
@@ -39,7 +47,23 @@ class CrashHarnessChecksTest {
               tx -> 0);
     }
     CrashWorkloadMain.createEffectTable(target);
-    Db.exec(file, "INSERT INTO crash_effects VALUES ('crash', 'c-0', 'w', 0)");
+    exec("INSERT INTO crash_effects VALUES ('crash', 'c-0', 'w', 0)");
+  }
+
+  @AfterEach
+  void closeTarget() {
+    target.close();
+  }
+
+  private OnceOnly open() {
+    return target.open(Clock.systemUTC());
+  }
+
+  void exec(String sql) throws SQLException {
+    try (Connection c = target.connect();
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
   }
 
   @Test
@@ -48,26 +72,26 @@ class CrashHarnessChecksTest {
   }
 
   @Test
-  void aSecondEffectIsCaught() {
-    Db.exec(file, "INSERT INTO crash_effects VALUES ('crash', 'c-0', 'w', 0)");
+  void aSecondEffectIsCaught() throws SQLException {
+    exec("INSERT INTO crash_effects VALUES ('crash', 'c-0', 'w', 0)");
     expectCaught("more than one effect");
   }
 
   @Test
-  void anEffectWithoutItsReceiptIsCaught() {
-    Db.exec(file, "INSERT INTO crash_effects VALUES ('crash', 'c-9', 'w', 9)");
+  void anEffectWithoutItsReceiptIsCaught() throws SQLException {
+    exec("INSERT INTO crash_effects VALUES ('crash', 'c-9', 'w', 9)");
     expectCaught("effects without a receipt");
   }
 
   @Test
-  void aReceiptWithoutItsEffectIsCaught() {
-    Db.exec(file, "DELETE FROM crash_effects");
+  void aReceiptWithoutItsEffectIsCaught() throws SQLException {
+    exec("DELETE FROM crash_effects");
     expectCaught("receipts without an effect");
   }
 
   @Test
   void anIntentWhoseMessageWasDeadLetteredIsCaughtAsLost() {
-    try (OnceOnly once = OnceOnly.openSqlite(file)) {
+    try (OnceOnly once = open()) {
       once.intents().register(CrashWorkloadMain.key(1), "apply", CrashWorkloadMain.arguments(1));
       // Dead-lettered: the reconciler leaves it for an operator, so it counts as lost.
       once.queue().send("crash", "crash/c-1", Map.of("n", 1));
@@ -79,7 +103,7 @@ class CrashHarnessChecksTest {
 
   @Test
   void anIntentLeftPendingAfterTheDrainIsCaught() {
-    try (OnceOnly once = OnceOnly.openSqlite(file)) {
+    try (OnceOnly once = open()) {
       once.intents().register(CrashWorkloadMain.key(1), "apply", CrashWorkloadMain.arguments(1));
     }
     // After a kill it is not lost: the reconcile pass publishes it again.
@@ -89,7 +113,7 @@ class CrashHarnessChecksTest {
         .hasMessageContaining("without a receipt after the drain");
   }
 
-  private void expectCaught(String what) {
+  void expectCaught(String what) {
     assertThatThrownBy(() -> harness.check(0, "planted", false))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining(what)

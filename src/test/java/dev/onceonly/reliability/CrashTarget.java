@@ -20,7 +20,7 @@ import java.util.List;
  * <p>Add a dialect by adding an implementation and a case to {@link #fromArgs}; the harness only
  * uses portable SQL on the library's tables and its own {@code crash_effects} table.
  */
-public interface CrashTarget {
+public interface CrashTarget extends AutoCloseable {
   /** Returns a short description for reports. */
   String describe();
 
@@ -39,13 +39,23 @@ public interface CrashTarget {
    */
   List<String> integrityProblems(Connection c) throws SQLException;
 
-  /** Rebuilds a target from a child's arguments ({@code target=sqlite file=...}). */
+  /** Releases what the target holds (a connection pool); the store itself stays. */
+  @Override
+  default void close() {}
+
+  /**
+   * Rebuilds a target from a child's arguments: {@code target=sqlite file=...} or {@code
+   * target=postgresql url=...}; without {@code target}, a {@code url} means PostgreSQL.
+   */
   static CrashTarget fromArgs(ChildArgs args) {
-    String kind = args.get("target", "sqlite");
+    String kind = args.get("target", args.get("url", null) != null ? "postgresql" : "sqlite");
     if (kind.equals("sqlite")) {
       return new Sqlite(
           Path.of(args.required("file")),
           OnceOnly.Synchronous.valueOf(args.get("synchronous", "FULL")));
+    }
+    if (kind.equals("postgresql")) {
+      return new PostgresCrashTarget(args.required("url"), args.get("timeZone", null));
     }
     throw new IllegalArgumentException("unknown target=" + kind);
   }

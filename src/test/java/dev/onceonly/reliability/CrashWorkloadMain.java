@@ -79,7 +79,6 @@ public final class CrashWorkloadMain {
 
   public static void main(String[] argv) throws Exception {
     ChildArgs args = ChildArgs.parse(argv);
-    CrashTarget target = CrashTarget.fromArgs(args);
     CrashWorkloadMain main =
         new CrashWorkloadMain(args.get("worker", "w"), Long.parseLong(args.get("pauseAt", "0")));
     int first = Integer.parseInt(args.required("first"));
@@ -87,7 +86,8 @@ public final class CrashWorkloadMain {
     Duration offset = Duration.ofMillis(Long.parseLong(args.get("clockOffsetMs", "0")));
     InstantSource clock = InstantSource.offset(Clock.systemUTC(), offset);
     watchParent();
-    try (OnceOnly once = target.open(clock)) {
+    try (CrashTarget target = CrashTarget.fromArgs(args);
+        OnceOnly once = target.open(clock)) {
       createEffectTable(target);
       print("ready");
       JobQueue queue = queue(once);
