@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>{@link #close()} shuts down gracefully: no new claims, in-flight handlers get the shutdown
  * deadline to finish; after it they are cancelled and their messages released for immediate
- * redelivery. Thread-safe.
+ * redelivery. A store failure while recording a job's outcome never ends a worker thread: what
+ * could not be recorded is logged at {@code WARNING} with the message's key, and the message is
+ * delivered again once its lease runs out. Thread-safe.
  */
 public final class Worker implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Worker.class.getName());
@@ -183,7 +185,7 @@ public final class Worker implements AutoCloseable {
       count(permanent(t) ? queue.deadLetter(job.lease(), error) : queue.nack(job.lease(), error));
     } catch (RuntimeException e) {
       e.addSuppressed(t);
-      LOG.log(System.Logger.Level.WARNING, "cannot record failure of " + job.delivery().key(), e);
+      warnUnrecorded("failure", job, e);
     }
   }
 
@@ -193,10 +195,32 @@ public final class Worker implements AutoCloseable {
         || t instanceof ConflictException;
   }
 
+  /**
+   * Makes a cancelled job's message due at once. A store failure here loses nothing (the lease runs
+   * out and the message is delivered again), so it is logged and never ends the calling thread: a
+   * polling thread, or {@link #close()} releasing the others.
+   */
   private void release(Job job) {
-    if (job.result() == null) {
-      count(queue.reschedule(job.lease(), Instant.EPOCH)); // due at once, attempt not counted
+    if (job.result() != null) {
+      return;
     }
+    try {
+      count(queue.reschedule(job.lease(), Instant.EPOCH)); // due at once, attempt not counted
+    } catch (RuntimeException e) {
+      warnUnrecorded("release", job, e);
+    }
+  }
+
+  /** Logs that the outcome of a job could not be stored; the lease expiring will redeliver it. */
+  private static void warnUnrecorded(String what, Job job, RuntimeException e) {
+    LOG.log(
+        System.Logger.Level.WARNING,
+        "cannot record "
+            + what
+            + " of "
+            + job.delivery().key()
+            + "; delivered again after its lease",
+        e);
   }
 
   private void count(QueueResult r) {
@@ -221,7 +245,8 @@ public final class Worker implements AutoCloseable {
           job.cancel("lease lost");
         }
       } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "lease renewal failed", e);
+        LOG.log(
+            System.Logger.Level.WARNING, "cannot renew the lease of " + job.delivery().key(), e);
       }
     }
   }

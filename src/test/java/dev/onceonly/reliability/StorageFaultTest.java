@@ -342,7 +342,8 @@ class StorageFaultTest {
         });
   }
 
-  private static String insertRow(Connection tx, String key) throws SQLException {
+  /** Inserts the effect row of {@code key} into {@code fault_effects}. */
+  static String insertRow(Connection tx, String key) throws SQLException {
     try (PreparedStatement ps =
         tx.prepareStatement("INSERT INTO fault_effects (intent_key) VALUES (?)")) {
       ps.setString(1, key);
