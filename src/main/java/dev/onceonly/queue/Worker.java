@@ -163,6 +163,12 @@ public final class Worker implements AutoCloseable {
       fail(job, t);
     } finally {
       inFlight.remove(job);
+      if (running) {
+        // A handler may leave its interrupt flag set; that is not a stop, and the next idle wait
+        // would take it for one. close() clears running before it interrupts, so its interrupt
+        // is never cleared here.
+        Thread.interrupted();
+      }
     }
   }
 
