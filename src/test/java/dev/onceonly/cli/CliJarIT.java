@@ -1,0 +1,101 @@
+package dev.onceonly.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.testing.Db;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's first command, for real: {@code java -jar target/onceonly-cli.jar demo} in a new
+ * folder, as a newcomer runs it, after {@code package} built the shaded jar (failsafe runs this in
+ * {@code verify}). The in-process tests ({@link DemoTest}, {@link CommandsTest}) cannot see what
+ * only the jar decides: its manifest, the dependencies shaded into it, the driver services file,
+ * and what its libraries print on their own.
+ */
+class CliJarIT {
+  private static final Pattern LINE =
+      Pattern.compile(
+          "demo: intents=(\\d+) effects=(\\d+) duplicates=0 repeated=(\\d+) conflicts=1"
+              + " rejected=\\d+ pending=0 OK");
+
+  @TempDir Path dir;
+
+  @Test
+  void theDemoRunsTwiceFromTheJarAndItsLineMatchesTheRows() throws Exception {
+    Run first = run("demo");
+    assertThat(first.status).as("%s", first.output).isZero();
+    Matcher one = matchLast(first);
+    Path file = dir.resolve("onceonly-demo.db");
+    assertThat(file).as("the default file, in the current folder").exists();
+    long intents = Long.parseLong(one.group(1));
+    assertThat(Long.parseLong(one.group(2))).isEqualTo(intents);
+    assertThat(
+            Db.count(file, "SELECT COUNT(*) FROM onceonly_intents")
+                + Db.count(
+                    file,
+                    "SELECT COUNT(*) FROM onceonly_receipts WHERE operation = 'create_ticket'"))
+        .isEqualTo(intents);
+    assertThat(Db.count(file, "SELECT COUNT(*) FROM reports"))
+        .isEqualTo(Db.count(file, "SELECT COUNT(*) FROM onceonly_intents"));
+
+    Run second = run("demo");
+    assertThat(second.status).as("%s", second.output).isZero();
+    Matcher two = matchLast(second);
+    assertThat(Long.parseLong(two.group(1)))
+        .as("no new intent on the second run")
+        .isEqualTo(intents);
+    assertThat(Long.parseLong(two.group(3)))
+        .as("the second run is answered from receipts")
+        .isGreaterThan(Long.parseLong(one.group(3)));
+  }
+
+  @Test
+  void anOperatorErrorFromTheJarIsOneLine() throws Exception {
+    Run status = run("status", "--db", dir.resolve("missing.db").toString());
+    assertThat(status.status).isEqualTo(3);
+    assertThat(status.output).as("nothing but the tool's own line").hasSize(1);
+    assertThat(status.output.get(0)).startsWith("onceonly: no database file at");
+    assertThat(dir.resolve("missing.db")).doesNotExist();
+  }
+
+  private static Matcher matchLast(Run run) {
+    String last = run.output.get(run.output.size() - 1);
+    Matcher m = LINE.matcher(last);
+    assertThat(m.matches()).as("last line: %s", last).isTrue();
+    return m;
+  }
+
+  private record Run(int status, List<String> output) {}
+
+  private Run run(String... args) throws IOException, InterruptedException {
+    Path jar = Path.of(System.getProperty("onceonly.cli.jar", "target/onceonly-cli.jar"));
+    assertThat(jar).as("built by package before this test").exists();
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-jar");
+    command.add(jar.toAbsolutePath().toString());
+    command.addAll(List.of(args));
+    Path log = dir.resolve("run-" + System.nanoTime() + ".log");
+    Process p =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    if (!p.waitFor(3, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError("the jar did not finish in 3 minutes: " + Files.readString(log));
+    }
+    return new Run(p.exitValue(), Files.readAllLines(log, StandardCharsets.UTF_8));
+  }
+}
