@@ -27,7 +27,11 @@ import java.util.List;
 public final class Migrator {
   /** The migrations this library ships, in order; index + 1 is the version. */
   static final List<String> SCRIPTS =
-      List.of("V1__receipt_core.sql", "V2__job_queue.sql", "V3__external_effects.sql");
+      List.of(
+          "V1__receipt_core.sql",
+          "V2__job_queue.sql",
+          "V3__external_effects.sql",
+          "V4__live_receipts_index.sql");
 
   /** The advisory lock space of migrations (an arbitrary constant: "OnceMigr" folded). */
   private static final int MIGRATION_LOCK_SPACE = 0x4f6e4d67;

@@ -269,21 +269,21 @@ abstract class CommandsContract {
     ContractDatabase fresh = database();
     CliRun created = on(fresh, "migrate");
     assertThat(created.status()).as("%s", created).isZero();
-    assertThat(created.out()).contains("from version 0 to 3");
-    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(3);
-    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 3)");
+    assertThat(created.out()).contains("from version 0 to 4");
+    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(4);
+    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 4)");
     assertThat(on(fresh, "status").out())
         .containsPattern("(?m)^messages +any queue: due +0$")
         .containsPattern("(?m)^dead_letters +none +0$")
         .containsPattern("(?m)^claims +none +0$")
         .contains("oldest pending intent: none");
 
-    fresh.exec("DELETE FROM onceonly_schema_version WHERE version = 3");
+    fresh.exec("DELETE FROM onceonly_schema_version WHERE version = 4");
     CliRun older = on(fresh, "status");
     assertThat(older.status()).isEqualTo(5);
     assertThat(older.err())
-        .contains("is version 2, older than this tool's 3 (run `onceonly migrate`)");
-    assertThat(on(fresh, "migrate").out()).contains("from version 2 to 3");
+        .contains("is version 3, older than this tool's 4 (run `onceonly migrate`)");
+    assertThat(on(fresh, "migrate").out()).contains("from version 3 to 4");
 
     fresh.exec(
         "INSERT INTO onceonly_schema_version VALUES (99, 'V99__future.sql', "
@@ -296,7 +296,7 @@ abstract class CommandsContract {
           .isEqualTo(
               "onceonly: the schema in "
                   + describe(fresh)
-                  + " is version 99, newer than this tool's 3; use a newer OnceOnly\n");
+                  + " is version 99, newer than this tool's 4; use a newer OnceOnly\n");
     }
   }
 

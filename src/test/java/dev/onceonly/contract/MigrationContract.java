@@ -22,7 +22,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 public abstract class MigrationContract extends ContractSupport {
   /** The migrations this version ships, in order; update with every new migration. */
   static final List<String> MIGRATIONS =
-      List.of("V1__receipt_core.sql", "V2__job_queue.sql", "V3__external_effects.sql");
+      List.of(
+          "V1__receipt_core.sql",
+          "V2__job_queue.sql",
+          "V3__external_effects.sql",
+          "V4__live_receipts_index.sql");
 
   /** Every table the migrations create, without prefix, in alphabetical order. */
   static final List<String> TABLES =
