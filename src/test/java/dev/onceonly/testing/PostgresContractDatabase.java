@@ -17,6 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * connection. Every session runs in the {@link EmbeddedPg#SESSION_TIME_ZONE}, and {@code
  * search_path} is the test's schema, so the suites' unqualified table names reach it.
  *
+ * <p>{@link #transactionPooled()} gives a variant whose instances get a {@link
+ * TransactionPoolingDataSource} instead: a few physical connections, reset with {@code DISCARD ALL}
+ * each time one is given back, as behind PgBouncer in transaction mode.
+ *
  * <p>{@link #close()} closes every pool; call it after the instances on them are closed.
  */
 public final class PostgresContractDatabase implements ContractDatabase, AutoCloseable {
@@ -27,15 +31,33 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
   /** Pool size per instance: enough for the suites' racing threads, small like a real pool. */
   private static final int POOL_SIZE = 8;
 
-  private final String schema;
-  private final List<HikariDataSource> pools = new ArrayList<>();
+  /** Physical connections per instance in the transaction-pooled variant. */
+  private static final int PHYSICAL_CONNECTIONS = 3;
 
-  private PostgresContractDatabase(String schema) {
+  private final String schema;
+  private final boolean transactionPooled;
+  private final List<AutoCloseable> pools = new ArrayList<>();
+
+  private PostgresContractDatabase(String schema, boolean transactionPooled) {
     this.schema = schema;
+    this.transactionPooled = transactionPooled;
   }
 
   /** Creates a new empty schema and returns a database on it. */
   public static PostgresContractDatabase create() {
+    return new PostgresContractDatabase(newSchema(), false);
+  }
+
+  /**
+   * Creates a new empty schema and returns a database on it whose instances get a {@link
+   * TransactionPoolingDataSource} of {@value #PHYSICAL_CONNECTIONS} physical connections, seeded by
+   * the schema's number.
+   */
+  public static PostgresContractDatabase transactionPooled() {
+    return new PostgresContractDatabase(newSchema(), true);
+  }
+
+  private static String newSchema() {
     String schema = "s" + SCHEMAS.incrementAndGet();
     try (Connection c = EmbeddedPg.connect(database());
         Statement s = c.createStatement()) {
@@ -43,7 +65,7 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
     } catch (SQLException e) {
       throw new IllegalStateException("cannot create schema " + schema, e);
     }
-    return new PostgresContractDatabase(schema);
+    return schema;
   }
 
   private static synchronized String database() {
@@ -78,7 +100,16 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
 
   @Override
   public OnceOnly.Builder builder() {
-    return OnceOnly.builder().dataSource(pool(POOL_SIZE));
+    if (!transactionPooled) {
+      return OnceOnly.builder().dataSource(pool(POOL_SIZE));
+    }
+    long seed = Long.parseLong(schema.substring(1));
+    TransactionPoolingDataSource source =
+        new TransactionPoolingDataSource(url(), PHYSICAL_CONNECTIONS, seed);
+    synchronized (this) {
+      pools.add(source);
+    }
+    return OnceOnly.builder().dataSource(source);
   }
 
   @Override
@@ -110,9 +141,29 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
     c.setAutoCommit(true);
   }
 
+  /**
+   * Closes every pool. In the transaction-pooled variant, first fails if a connection was given
+   * back with session state left on it ({@link TransactionPoolingDataSource#leftovers()}).
+   */
   @Override
   public synchronized void close() {
-    pools.forEach(HikariDataSource::close);
+    List<String> leftovers = new ArrayList<>();
+    for (AutoCloseable pool : pools) {
+      if (pool instanceof TransactionPoolingDataSource source) {
+        leftovers.addAll(source.leftovers());
+      }
+    }
+    for (AutoCloseable pool : pools) {
+      try {
+        pool.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot close a pool of schema " + schema, e);
+      }
+    }
     pools.clear();
+    if (!leftovers.isEmpty()) {
+      throw new AssertionError(
+          "session state outlived a transaction: " + new java.util.TreeSet<>(leftovers));
+    }
   }
 }
