@@ -17,7 +17,8 @@ import java.util.List;
 
 /**
  * Applies the schema migrations shipped under {@code dev/onceonly/sql/<dialect>/} in order,
- * recording each in {@code <prefix>schema_version}. Never destructive: scripts only create.
+ * recording each in {@code <prefix>schema_version}. Never destructive: scripts create tables and
+ * indexes and never touch rows (V4 replaces an index by a narrower one).
  *
  * <p>Safe when several processes open the same database at once: the check and the scripts run in
  * one write transaction ({@code BEGIN IMMEDIATE} on SQLite; on PostgreSQL, DDL is transactional and
