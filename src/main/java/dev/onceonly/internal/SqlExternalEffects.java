@@ -540,26 +540,45 @@ public final class SqlExternalEffects implements ExternalEffects {
   public Optional<ClaimState> resolveDone(IntentKey key, Object result) {
     core.requests().checkKey(key);
     String json = serialize(result);
-    return core.database()
-        .write(
-            c -> {
-              ClaimRow row = lockAndSelect(c, key);
-              if (row == null || row.state != ClaimState.UNKNOWN) {
-                return Optional.<ClaimState>empty();
-              }
-              long now = core.clock().millis();
-              row.state = ClaimState.COMPLETED;
-              row.result = json;
-              row.completedAt = now;
-              row.updatedAt = now;
-              mustUpdate(c, row);
-              return Optional.of(ClaimState.COMPLETED);
-            });
+    return resolveUnknown(
+        key,
+        (c, row, now) -> {
+          row.state = ClaimState.COMPLETED;
+          row.result = json;
+          row.completedAt = now;
+          mustUpdate(c, row);
+        });
   }
 
   @Override
   public Optional<ClaimState> resolveNotDone(IntentKey key) {
     core.requests().checkKey(key);
+    return resolveUnknown(
+        key,
+        (c, row, now) -> {
+          row.maybeApplied = false; // the provider was checked: no attempt applied it
+          if (row.cancelRequested()) {
+            toCancelled(c, row);
+          } else {
+            row.state = ClaimState.RETRY_WAIT;
+            row.nextAttemptAt = now;
+            mustUpdate(c, row);
+          }
+        });
+  }
+
+  /** An operator's decision on an {@code UNKNOWN} claim, applied to its locked row. */
+  @FunctionalInterface
+  private interface Resolution {
+    void apply(Connection c, ClaimRow row, long now) throws SQLException;
+  }
+
+  /**
+   * Applies {@code resolution} to the claim of {@code key} if it is {@code UNKNOWN}, with its
+   * {@code updatedAt} set to now; answers the state it leaves, or empty if there was nothing to
+   * resolve.
+   */
+  private Optional<ClaimState> resolveUnknown(IntentKey key, Resolution resolution) {
     return core.database()
         .write(
             c -> {
@@ -568,15 +587,8 @@ public final class SqlExternalEffects implements ExternalEffects {
                 return Optional.<ClaimState>empty();
               }
               long now = core.clock().millis();
-              row.maybeApplied = false; // the provider was checked: no attempt applied it
               row.updatedAt = now;
-              if (row.cancelRequested()) {
-                toCancelled(c, row);
-              } else {
-                row.state = ClaimState.RETRY_WAIT;
-                row.nextAttemptAt = now;
-                mustUpdate(c, row);
-              }
+              resolution.apply(c, row, now);
               return Optional.of(row.state);
             });
   }
