@@ -11,6 +11,7 @@ import dev.onceonly.queue.Lease;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
+import dev.onceonly.queue.SendConflictException;
 import dev.onceonly.queue.SendResult;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -383,10 +384,20 @@ public final class SqlJobQueue implements JobQueue {
             .write(
                 c -> {
                   QueueResult acked = ackIn(c, lease);
-                  if (acked instanceof QueueResult.Completed) {
-                    for (Prepared p : prepared) {
-                      insert(c, p, null);
+                  if (!(acked instanceof QueueResult.Completed)) {
+                    return acked;
+                  }
+                  List<SendResult> refused = new ArrayList<>();
+                  for (Prepared p : prepared) {
+                    SendResult sent = insert(c, p, null);
+                    if (sent.status() == SendResult.Status.CONFLICT) {
+                      refused.add(sent);
                     }
+                  }
+                  if (!refused.isEmpty()) {
+                    // Rolls the acknowledgement back too: a step whose next message cannot be
+                    // queued is not done, and must not disappear with its next step.
+                    throw new SendConflictException(refused);
                   }
                   return acked;
                 });

@@ -54,6 +54,11 @@ public interface JobQueue {
    * Sends a message inside the caller's open transaction (outbox): the message exists if and only
    * if the caller's transaction commits.
    *
+   * <p>A {@link SendResult.Status#CONFLICT} writes nothing and leaves the caller's transaction as
+   * it was; whether that is an error is the caller's to decide. Inside {@link #complete}'s work,
+   * where it usually means the next step cannot be queued, {@link SendResult#orThrow()} rolls the
+   * whole step back.
+   *
    * @param transaction the caller's connection, inside a transaction
    * @param message the message
    * @return what happened (durable once the caller commits)
@@ -135,11 +140,16 @@ public interface JobQueue {
   /**
    * Acknowledges a message and sends others in one transaction: the next run of a periodic job, a
    * checkpoint of long work, or (acknowledging first and sending a future message) the at-most-once
-   * pattern. If the lease is lost, nothing is sent.
+   * pattern. The next messages may use the acknowledged message's key. All of it commits, or none:
+   * if the lease is lost, nothing is sent; if a next message's key is queued with other content
+   * ({@link SendResult.Status#CONFLICT}), nothing is acknowledged and nothing is sent. A next
+   * message already queued with the same payload ({@link SendResult.Status#REPEATED}) is fine.
    *
    * @param lease the lease
    * @param next the messages to send
-   * @return {@link QueueResult.Completed} or {@link QueueResult.LeaseLost}
+   * @return {@link QueueResult.Completed} (acknowledged, every message queued) or {@link
+   *     QueueResult.LeaseLost} (nothing changed)
+   * @throws SendConflictException if a next message conflicts; the lease still holds
    */
   QueueResult ackAndSend(Lease lease, List<Message> next);
 

@@ -13,6 +13,7 @@ import dev.onceonly.queue.Lease;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
+import dev.onceonly.queue.SendConflictException;
 import dev.onceonly.queue.SendResult;
 import java.io.IOException;
 import java.security.MessageDigest;
@@ -749,6 +750,86 @@ public abstract class JobQueueContract extends QueueContractSupport {
     assertThat(db.count("SELECT COUNT(*) FROM onceonly_receipts")).isEqualTo(1);
     assertThat(messages(Q)).isZero();
     assertThat(messages("follow-up")).isEqualTo(1);
+  }
+
+  /**
+   * A next message whose key is still queued with other content: the whole step is refused with a
+   * typed exception, nothing acknowledged and nothing sent (not even the messages that could be),
+   * and the lease still holds.
+   */
+  @Test
+  void ackAndSendWithAConflictingNextMessageAcknowledgesAndSendsNothing() {
+    JobQueue q = once.queue();
+    q.send("next", "step-2", Map.of("owner", "someone else"));
+    q.send(Q, "step-1", Map.of("step", 1));
+    Lease lease = only(q.receive(Q, 1, LEASE)).lease();
+
+    assertThatThrownBy(
+            () ->
+                q.ackAndSend(
+                    lease,
+                    List.of(
+                        Message.of("audit", "step-1-done", Map.of("step", 1)),
+                        Message.of("next", "step-2", Map.of("step", 2)))))
+        .isInstanceOfSatisfying(
+            SendConflictException.class,
+            e ->
+                assertThat(e.conflicts())
+                    .containsExactly(new SendResult(SendResult.Status.CONFLICT, "next", "step-2")))
+        .hasMessageContaining("next/step-2");
+
+    reopen();
+    assertThat(messages(Q)).as("nothing acknowledged").isEqualTo(1);
+    assertThat(messages("audit")).as("nothing sent").isZero();
+    assertThat(db.strings("SELECT payload FROM onceonly_messages WHERE queue = 'next'"))
+        .containsExactly("{\"owner\":\"someone else\"}");
+    assertThat(once.queue().ack(lease))
+        .as("the lease still holds")
+        .isEqualTo(new QueueResult.Completed("step-1"));
+  }
+
+  /**
+   * Inside {@code complete}, a send answers for itself; {@code orThrow()} on a {@code CONFLICT}
+   * rolls the whole step back: no effect, no acknowledgement, the lease still held.
+   */
+  @Test
+  void completeRollsTheStepBackWhenItsWorkRefusesAConflictingSend() {
+    JobQueue q = once.queue();
+    q.send("next", "step-2", Map.of("owner", "someone else"));
+    q.send(Q, "step-1", Map.of("step", 1));
+    Lease lease = only(q.receive(Q, 1, LEASE)).lease();
+
+    assertThatThrownBy(
+            () ->
+                q.complete(
+                    lease,
+                    tx -> {
+                      insertEffect(tx, "step-1", "worker");
+                      return q.send(tx, Message.of("next", "step-2", Map.of("step", 2))).orThrow();
+                    }))
+        .isInstanceOf(SendConflictException.class)
+        .hasMessageContaining("next/step-2");
+
+    reopen();
+    assertThat(effects()).isZero();
+    assertThat(messages(Q)).isEqualTo(1);
+    assertThat(once.queue().ack(lease)).isEqualTo(new QueueResult.Completed("step-1"));
+  }
+
+  /** The same next message already queued, as it is: a repetition, not a refusal. */
+  @Test
+  void ackAndSendOfANextMessageAlreadyQueuedAsItIsCompletes() {
+    JobQueue q = once.queue();
+    q.send("next", "step-2", Map.of("step", 2));
+    q.send(Q, "step-1", Map.of("step", 1));
+    Lease lease = only(q.receive(Q, 1, LEASE)).lease();
+
+    assertThat(q.ackAndSend(lease, List.of(Message.of("next", "step-2", Map.of("step", 2)))))
+        .isEqualTo(new QueueResult.Completed("step-1"));
+
+    reopen();
+    assertThat(messages(Q)).isZero();
+    assertThat(messages("next")).isEqualTo(1);
   }
 
   // ---- helpers ------------------------------------------------------------------------------

@@ -288,6 +288,48 @@ public abstract class WorkerContract extends QueueContractSupport {
     assertThat(messages(queue)).isZero();
   }
 
+  /**
+   * A handler whose {@code ackAndSend} cannot queue its next message (the key is queued with other
+   * content) fails like any other handler: the step is retried, then dead-lettered with the
+   * conflict as its error. It is never acknowledged with its next step dropped.
+   */
+  @Test
+  void aHandlerWhoseNextMessageConflictsIsRetriedThenDeadLetteredNotDropped() {
+    once.queue().send("next", "step-2", Map.of("owner", "someone else"));
+    once.queue().send(Q, "step-1", Map.of("step", 1));
+    JobQueue q = once.queue(RetryPolicy.builder().maxAttempts(2).baseDelay(Duration.ZERO).build());
+    AtomicInteger calls = new AtomicInteger();
+    Handler chaining =
+        job -> {
+          calls.incrementAndGet();
+          q.ackAndSend(job.lease(), List.of(Message.of("next", "step-2", Map.of("step", 2))));
+        };
+    Worker worker =
+        Worker.builder(q, Q, chaining)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "step-1 settled", () -> messages(Q) == 0);
+    } finally {
+      worker.close();
+    }
+
+    reopen();
+    assertThat(calls).hasValue(2);
+    assertThat(once.queue().deadLetters(Q, 10))
+        .as("the step is kept, not dropped")
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.key()).isEqualTo("step-1");
+              assertThat(d.attempts()).isEqualTo(2);
+              assertThat(d.lastError()).contains("SendConflictException", "next/step-2");
+            });
+    assertThat(db.strings("SELECT payload FROM onceonly_messages WHERE queue = 'next'"))
+        .containsExactly("{\"owner\":\"someone else\"}");
+  }
+
   // ---- helpers ------------------------------------------------------------------------------
 
   /** Sends {@code n} messages in one transaction of the caller's. */
