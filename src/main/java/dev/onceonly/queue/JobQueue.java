@@ -116,16 +116,28 @@ public interface JobQueue {
   QueueResult ack(Connection transaction, Lease lease);
 
   /**
-   * Runs {@code work} and acknowledges the message in one transaction, so that the work's writes
+   * Acknowledges the message and runs {@code work} in one transaction, so that the work's writes
    * (typically a {@link dev.onceonly.ReceiptStore} step joined with {@code execute(tx, ...)}) and
-   * the acknowledgement commit together or not at all. The lease is checked first: if it no longer
-   * holds, the work does not run.
+   * the acknowledgement commit together or not at all.
+   *
+   * <p>The fenced acknowledgement comes first, and the work runs only if it succeeded: the work of
+   * a holder whose lease was taken over never runs, let alone commits. While the work runs, no one
+   * can claim the message, even if its lease runs out meanwhile (SQLite holds the write lock; on
+   * PostgreSQL the acknowledgement holds the message's row lock, which claims skip). Since the
+   * message is already removed when the work runs, the work may send a message under the same key,
+   * such as the next step of a checkpointed job.
+   *
+   * <p>The work's sends answer for themselves: a {@code send(tx, ...)} that is {@link
+   * SendResult.Status#CONFLICT} writes nothing and does not stop the step from committing. Call
+   * {@link SendResult#orThrow()} on it to roll the step back instead.
    *
    * @param lease the lease
    * @param work the database work; it receives the transaction's connection
    * @param <X> the work's exception type
-   * @return {@link QueueResult.Completed}, or {@link QueueResult.LeaseLost} (nothing ran)
-   * @throws X what the work threw; nothing was committed and the message stays leased
+   * @return {@link QueueResult.Completed}, or {@link QueueResult.LeaseLost} (the work did not run,
+   *     nothing was changed)
+   * @throws X what the work threw; nothing was committed (not the acknowledgement either) and the
+   *     message stays leased
    */
   <X extends Exception> QueueResult complete(Lease lease, dev.onceonly.Effect<?, X> work) throws X;
 

@@ -15,11 +15,13 @@ import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.SendConflictException;
 import dev.onceonly.queue.SendResult;
+import dev.onceonly.sql.Dialect;
 import java.io.IOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,7 +30,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -753,6 +761,106 @@ public abstract class JobQueueContract extends QueueContractSupport {
   }
 
   /**
+   * A holder whose lease runs out while its {@code complete} work runs: a second holder claims the
+   * message (the clock moved past the lease) while the first one's work is still open. The work
+   * inserts a plain row, with no receipt to stop a second one, so it may commit only together with
+   * a successful fenced acknowledgement. On SQLite the write lock keeps the second claim out until
+   * the first transaction ends; on PostgreSQL the first holder's acknowledgement, made before its
+   * work, locks the message row, and the claim ({@code FOR UPDATE SKIP LOCKED}) passes it by.
+   * Either way one holder's work commits, once.
+   */
+  @Test
+  void aHolderWhoseLeaseRunsOutDuringCompleteCommitsItsWorkOnlyWithItsAck() throws Exception {
+    db.exec("CREATE TABLE work_rows (message_key VARCHAR(300) NOT NULL, holder VARCHAR(20))");
+    JobQueue q = once.queue();
+    q.send(Q, "race-1", Map.of("n", 1));
+    Lease first = only(q.receive(Q, 1, LEASE)).lease();
+    boolean oneWriter = db.dialect() == Dialect.SQLITE;
+    CountDownLatch working = new CountDownLatch(1);
+    CountDownLatch secondReceived = new CountDownLatch(1);
+    AtomicBoolean sawTheSecondReceive = new AtomicBoolean();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<QueueResult> firstResult =
+          pool.submit(
+              () ->
+                  q.complete(
+                      first,
+                      tx -> {
+                        insertWorkRow(tx, "race-1", "first");
+                        working.countDown();
+                        // SQLite: the second receive waits for this transaction, so this wait
+                        // runs out; PostgreSQL: the second receive answers while the work runs.
+                        sawTheSecondReceive.set(
+                            secondReceived.await(oneWriter ? 300 : 30_000, TimeUnit.MILLISECONDS));
+                        return null;
+                      }));
+      assertThat(working.await(30, TimeUnit.SECONDS)).isTrue();
+      clock.advance(LEASE.plusSeconds(1)); // the first holder's lease runs out during its work
+      List<Delivery> taken = q.receive(Q, 1, LEASE);
+      secondReceived.countDown();
+      QueueResult firstAnswer = firstResult.get(30, TimeUnit.SECONDS);
+      assertThat(sawTheSecondReceive.get())
+          .as("the second receive answered while the first work ran")
+          .isEqualTo(!oneWriter);
+
+      if (taken.isEmpty()) {
+        assertThat(firstAnswer).isEqualTo(new QueueResult.Completed("race-1"));
+      } else {
+        assertThat(firstAnswer).isInstanceOf(QueueResult.LeaseLost.class);
+        assertThat(q.complete(only(taken).lease(), tx -> insertWorkRow(tx, "race-1", "second")))
+            .isEqualTo(new QueueResult.Completed("race-1"));
+      }
+      reopen();
+      assertThat(db.strings("SELECT holder FROM work_rows"))
+          .as("the work committed once, by the holder whose acknowledgement held")
+          .hasSize(1);
+      assertThat(taken).as("a message being completed is not claimed").isEmpty();
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(db.strings("SELECT holder FROM work_rows")).containsExactly("first");
+    assertThat(messages(Q)).isZero();
+    clock.advance(LEASE.multipliedBy(3));
+    assertThat(once.queue().receive(Q, 1, LEASE)).isEmpty();
+  }
+
+  /**
+   * The checkpoint pattern: a step's work saves its effect and sends the next step under the same
+   * key, and the acknowledgement of the current step frees that key inside the same transaction.
+   */
+  @Test
+  void completeWithASendOfItsOwnKeyQueuesTheNextStep() throws Exception {
+    JobQueue q = once.queue();
+    q.send(Q, "job-1", Map.of("step", 1));
+    for (int step = 1; step <= 3; step++) {
+      Delivery d = only(q.receive(Q, 1, LEASE));
+      assertThat(d.payload().get("step").asInt()).isEqualTo(step);
+      assertThat(d.attempt()).isEqualTo(1);
+      int n = step;
+      AtomicReference<SendResult> sent = new AtomicReference<>();
+      QueueResult r =
+          q.complete(
+              d.lease(),
+              tx -> {
+                insertEffect(tx, "job-1", "step-" + n);
+                sent.set(q.send(tx, Message.of(Q, "job-1", Map.of("step", n + 1))));
+                return null;
+              });
+      assertThat(r).isEqualTo(new QueueResult.Completed("job-1"));
+      assertThat(sent.get().status()).isEqualTo(SendResult.Status.SENT);
+      assertThat(q.depth(Q)).as("the next step waits").isEqualTo(1);
+    }
+
+    reopen();
+    assertThat(db.strings("SELECT holder FROM effects ORDER BY holder"))
+        .containsExactly("step-1", "step-2", "step-3");
+    assertThat(db.strings("SELECT payload FROM onceonly_messages WHERE queue = ?", Q))
+        .containsExactly("{\"step\":4}");
+  }
+
+  /**
    * A next message whose key is still queued with other content: the whole step is refused with a
    * typed exception, nothing acknowledged and nothing sent (not even the messages that could be),
    * and the lease still holds.
@@ -838,6 +946,16 @@ public abstract class JobQueueContract extends QueueContractSupport {
     List<String> out = new ArrayList<>();
     deliveries.forEach(d -> out.add(d.key()));
     return out;
+  }
+
+  static Void insertWorkRow(Connection c, String key, String holder) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO work_rows (message_key, holder) VALUES (?, ?)")) {
+      ps.setString(1, key);
+      ps.setString(2, holder);
+      ps.executeUpdate();
+    }
+    return null;
   }
 
   static void insertUser(Connection c, String id, String name) throws Exception {
