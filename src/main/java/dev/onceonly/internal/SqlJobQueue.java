@@ -11,6 +11,7 @@ import dev.onceonly.queue.Lease;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
+import dev.onceonly.queue.SendConflictException;
 import dev.onceonly.queue.SendResult;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -346,9 +347,21 @@ public final class SqlJobQueue implements JobQueue {
     }
   }
 
+  /**
+   * Acknowledges first, then runs the work, so that the work can only ever commit together with a
+   * fenced acknowledgement that succeeded. The fenced {@code DELETE} is what decides whether this
+   * holder still holds the lease, and on PostgreSQL it also locks the row until the transaction
+   * ends: a claim's {@code FOR UPDATE SKIP LOCKED} passes the row by, so no one takes the message
+   * over while the work runs, even if the lease runs out meanwhile; a claim that got there first
+   * bumped the fence, and the {@code DELETE} (waiting for that claim to commit, then reading the
+   * row again under READ COMMITTED) finds nothing. If the work throws, the transaction rolls back
+   * and the message is back as it was. With the message gone, its key is free for the work's own
+   * sends: a checkpoint's next step under the same key.
+   */
   private QueueResult completeIn(Connection c, Lease lease, Effect<?, ?> work) throws SQLException {
-    if (attemptsOf(c, lease) < 0) {
-      return lost(lease);
+    QueueResult acked = ackIn(c, lease);
+    if (!(acked instanceof QueueResult.Completed)) {
+      return acked; // nothing ran, nothing was changed
     }
     try {
       work.apply(c);
@@ -357,7 +370,7 @@ public final class SqlJobQueue implements JobQueue {
     } catch (Exception e) {
       throw new WorkFailed(e);
     }
-    return ackIn(c, lease);
+    return acked;
   }
 
   @Override
@@ -383,10 +396,20 @@ public final class SqlJobQueue implements JobQueue {
             .write(
                 c -> {
                   QueueResult acked = ackIn(c, lease);
-                  if (acked instanceof QueueResult.Completed) {
-                    for (Prepared p : prepared) {
-                      insert(c, p, null);
+                  if (!(acked instanceof QueueResult.Completed)) {
+                    return acked;
+                  }
+                  List<SendResult> refused = new ArrayList<>();
+                  for (Prepared p : prepared) {
+                    SendResult sent = insert(c, p, null);
+                    if (sent.status() == SendResult.Status.CONFLICT) {
+                      refused.add(sent);
                     }
+                  }
+                  if (!refused.isEmpty()) {
+                    // Rolls the acknowledgement back too: a step whose next message cannot be
+                    // queued is not done, and must not disappear with its next step.
+                    throw new SendConflictException(refused);
                   }
                   return acked;
                 });

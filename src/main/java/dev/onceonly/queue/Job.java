@@ -23,6 +23,7 @@ public final class Job {
   private volatile String cancelReason;
   private volatile QueueResult result;
   private volatile Instant retryAt;
+  private volatile boolean completing;
 
   Job(Delivery delivery, JobQueue queue) {
     this.delivery = Objects.requireNonNull(delivery, "delivery");
@@ -76,22 +77,34 @@ public final class Job {
   }
 
   /**
-   * Runs database work and acknowledges the message in one transaction (see {@link
-   * JobQueue#complete}). Use it for effects that must commit with the acknowledgement, such as a
-   * joined {@link dev.onceonly.ReceiptStore} step.
+   * Acknowledges the message and runs database work in one transaction (see {@link
+   * JobQueue#complete}): the work runs, and commits, only if the fenced acknowledgement succeeded.
+   * Use it for effects that must commit with the acknowledgement, such as a joined {@link
+   * dev.onceonly.ReceiptStore} step, or a checkpoint and the send of the next step under the same
+   * key. A send inside the work answers for itself: call {@link SendResult#orThrow()} on it to have
+   * a {@link SendResult.Status#CONFLICT} roll the step back and the message retried.
    *
    * @param work the work; it receives the transaction's connection
    * @param <X> the work's exception type
-   * @return {@link QueueResult.Completed} or {@link QueueResult.LeaseLost}
-   * @throws X what the work threw; nothing was committed
+   * @return {@link QueueResult.Completed}, or {@link QueueResult.LeaseLost} (the work did not run)
+   * @throws X what the work threw; nothing was committed, and the worker retries the message
    */
   public <X extends Exception> QueueResult completeWith(Effect<?, X> work) throws X {
-    QueueResult r = queue.complete(lease(), work);
-    result = r;
-    if (r instanceof QueueResult.LeaseLost) {
-      cancel("lease lost");
+    completing = true; // the transaction holds the message: renewing it would only wait
+    try {
+      QueueResult r = queue.complete(lease(), work);
+      result = r;
+      if (r instanceof QueueResult.LeaseLost) {
+        cancel("lease lost");
+      }
+      return r;
+    } finally {
+      completing = false;
     }
-    return r;
+  }
+
+  boolean isCompleting() {
+    return completing;
   }
 
   /**

@@ -54,6 +54,11 @@ public interface JobQueue {
    * Sends a message inside the caller's open transaction (outbox): the message exists if and only
    * if the caller's transaction commits.
    *
+   * <p>A {@link SendResult.Status#CONFLICT} writes nothing and leaves the caller's transaction as
+   * it was; whether that is an error is the caller's to decide. Inside {@link #complete}'s work,
+   * where it usually means the next step cannot be queued, {@link SendResult#orThrow()} rolls the
+   * whole step back.
+   *
    * @param transaction the caller's connection, inside a transaction
    * @param message the message
    * @return what happened (durable once the caller commits)
@@ -111,16 +116,28 @@ public interface JobQueue {
   QueueResult ack(Connection transaction, Lease lease);
 
   /**
-   * Runs {@code work} and acknowledges the message in one transaction, so that the work's writes
+   * Acknowledges the message and runs {@code work} in one transaction, so that the work's writes
    * (typically a {@link dev.onceonly.ReceiptStore} step joined with {@code execute(tx, ...)}) and
-   * the acknowledgement commit together or not at all. The lease is checked first: if it no longer
-   * holds, the work does not run.
+   * the acknowledgement commit together or not at all.
+   *
+   * <p>The fenced acknowledgement comes first, and the work runs only if it succeeded: the work of
+   * a holder whose lease was taken over never runs, let alone commits. While the work runs, no one
+   * can claim the message, even if its lease runs out meanwhile (SQLite holds the write lock; on
+   * PostgreSQL the acknowledgement holds the message's row lock, which claims skip). Since the
+   * message is already removed when the work runs, the work may send a message under the same key,
+   * such as the next step of a checkpointed job.
+   *
+   * <p>The work's sends answer for themselves: a {@code send(tx, ...)} that is {@link
+   * SendResult.Status#CONFLICT} writes nothing and does not stop the step from committing. Call
+   * {@link SendResult#orThrow()} on it to roll the step back instead.
    *
    * @param lease the lease
    * @param work the database work; it receives the transaction's connection
    * @param <X> the work's exception type
-   * @return {@link QueueResult.Completed}, or {@link QueueResult.LeaseLost} (nothing ran)
-   * @throws X what the work threw; nothing was committed and the message stays leased
+   * @return {@link QueueResult.Completed}, or {@link QueueResult.LeaseLost} (the work did not run,
+   *     nothing was changed)
+   * @throws X what the work threw; nothing was committed (not the acknowledgement either) and the
+   *     message stays leased
    */
   <X extends Exception> QueueResult complete(Lease lease, dev.onceonly.Effect<?, X> work) throws X;
 
@@ -135,11 +152,16 @@ public interface JobQueue {
   /**
    * Acknowledges a message and sends others in one transaction: the next run of a periodic job, a
    * checkpoint of long work, or (acknowledging first and sending a future message) the at-most-once
-   * pattern. If the lease is lost, nothing is sent.
+   * pattern. The next messages may use the acknowledged message's key. All of it commits, or none:
+   * if the lease is lost, nothing is sent; if a next message's key is queued with other content
+   * ({@link SendResult.Status#CONFLICT}), nothing is acknowledged and nothing is sent. A next
+   * message already queued with the same payload ({@link SendResult.Status#REPEATED}) is fine.
    *
    * @param lease the lease
    * @param next the messages to send
-   * @return {@link QueueResult.Completed} or {@link QueueResult.LeaseLost}
+   * @return {@link QueueResult.Completed} (acknowledged, every message queued) or {@link
+   *     QueueResult.LeaseLost} (nothing changed)
+   * @throws SendConflictException if a next message conflicts; the lease still holds
    */
   QueueResult ackAndSend(Lease lease, List<Message> next);
 

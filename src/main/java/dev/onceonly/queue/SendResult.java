@@ -1,5 +1,6 @@
 package dev.onceonly.queue;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -31,5 +32,21 @@ public record SendResult(Status status, String queue, String key) {
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(key, "key");
+  }
+
+  /**
+   * Returns this result unless the message could not be sent. Inside {@link JobQueue#complete}'s
+   * work, {@code queue.send(tx, next).orThrow()} turns a {@link Status#CONFLICT} into a rollback of
+   * the whole step: the current message is not acknowledged and stays leased, instead of being
+   * acknowledged with its next step dropped.
+   *
+   * @return this result, {@link Status#SENT} or {@link Status#REPEATED}
+   * @throws SendConflictException if the status is {@link Status#CONFLICT}
+   */
+  public SendResult orThrow() {
+    if (status == Status.CONFLICT) {
+      throw new SendConflictException(List.of(this));
+    }
+    return this;
   }
 }

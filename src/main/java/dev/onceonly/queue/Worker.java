@@ -243,6 +243,12 @@ public final class Worker implements AutoCloseable {
 
   private void renewAll() {
     for (Job job : inFlight) {
+      if (job.isCompleting()) {
+        // Its completion holds the message (SQLite: the write lock; PostgreSQL: the row lock)
+        // until it commits or rolls back; a renewal would wait for it, and every other job's
+        // renewal behind it.
+        continue;
+      }
       try {
         QueueResult r = queue.renew(job.lease(), lease);
         if (r instanceof QueueResult.Renewed renewed) {

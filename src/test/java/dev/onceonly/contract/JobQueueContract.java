@@ -13,12 +13,15 @@ import dev.onceonly.queue.Lease;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
+import dev.onceonly.queue.SendConflictException;
 import dev.onceonly.queue.SendResult;
+import dev.onceonly.sql.Dialect;
 import java.io.IOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,7 +30,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -751,12 +760,202 @@ public abstract class JobQueueContract extends QueueContractSupport {
     assertThat(messages("follow-up")).isEqualTo(1);
   }
 
+  /**
+   * A holder whose lease runs out while its {@code complete} work runs: a second holder claims the
+   * message (the clock moved past the lease) while the first one's work is still open. The work
+   * inserts a plain row, with no receipt to stop a second one, so it may commit only together with
+   * a successful fenced acknowledgement. On SQLite the write lock keeps the second claim out until
+   * the first transaction ends; on PostgreSQL the first holder's acknowledgement, made before its
+   * work, locks the message row, and the claim ({@code FOR UPDATE SKIP LOCKED}) passes it by.
+   * Either way one holder's work commits, once.
+   */
+  @Test
+  void aHolderWhoseLeaseRunsOutDuringCompleteCommitsItsWorkOnlyWithItsAck() throws Exception {
+    db.exec("CREATE TABLE work_rows (message_key VARCHAR(300) NOT NULL, holder VARCHAR(20))");
+    JobQueue q = once.queue();
+    q.send(Q, "race-1", Map.of("n", 1));
+    Lease first = only(q.receive(Q, 1, LEASE)).lease();
+    boolean oneWriter = db.dialect() == Dialect.SQLITE;
+    CountDownLatch working = new CountDownLatch(1);
+    CountDownLatch secondReceived = new CountDownLatch(1);
+    AtomicBoolean sawTheSecondReceive = new AtomicBoolean();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<QueueResult> firstResult =
+          pool.submit(
+              () ->
+                  q.complete(
+                      first,
+                      tx -> {
+                        insertWorkRow(tx, "race-1", "first");
+                        working.countDown();
+                        // SQLite: the second receive waits for this transaction, so this wait
+                        // runs out; PostgreSQL: the second receive answers while the work runs.
+                        sawTheSecondReceive.set(
+                            secondReceived.await(oneWriter ? 300 : 30_000, TimeUnit.MILLISECONDS));
+                        return null;
+                      }));
+      assertThat(working.await(30, TimeUnit.SECONDS)).isTrue();
+      clock.advance(LEASE.plusSeconds(1)); // the first holder's lease runs out during its work
+      List<Delivery> taken = q.receive(Q, 1, LEASE);
+      secondReceived.countDown();
+      QueueResult firstAnswer = firstResult.get(30, TimeUnit.SECONDS);
+      assertThat(sawTheSecondReceive.get())
+          .as("the second receive answered while the first work ran")
+          .isEqualTo(!oneWriter);
+
+      if (taken.isEmpty()) {
+        assertThat(firstAnswer).isEqualTo(new QueueResult.Completed("race-1"));
+      } else {
+        assertThat(firstAnswer).isInstanceOf(QueueResult.LeaseLost.class);
+        assertThat(q.complete(only(taken).lease(), tx -> insertWorkRow(tx, "race-1", "second")))
+            .isEqualTo(new QueueResult.Completed("race-1"));
+      }
+      reopen();
+      assertThat(db.strings("SELECT holder FROM work_rows"))
+          .as("the work committed once, by the holder whose acknowledgement held")
+          .hasSize(1);
+      assertThat(taken).as("a message being completed is not claimed").isEmpty();
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(db.strings("SELECT holder FROM work_rows")).containsExactly("first");
+    assertThat(messages(Q)).isZero();
+    clock.advance(LEASE.multipliedBy(3));
+    assertThat(once.queue().receive(Q, 1, LEASE)).isEmpty();
+  }
+
+  /**
+   * The checkpoint pattern: a step's work saves its effect and sends the next step under the same
+   * key, and the acknowledgement of the current step frees that key inside the same transaction.
+   */
+  @Test
+  void completeWithASendOfItsOwnKeyQueuesTheNextStep() throws Exception {
+    JobQueue q = once.queue();
+    q.send(Q, "job-1", Map.of("step", 1));
+    for (int step = 1; step <= 3; step++) {
+      Delivery d = only(q.receive(Q, 1, LEASE));
+      assertThat(d.payload().get("step").asInt()).isEqualTo(step);
+      assertThat(d.attempt()).isEqualTo(1);
+      int n = step;
+      AtomicReference<SendResult> sent = new AtomicReference<>();
+      QueueResult r =
+          q.complete(
+              d.lease(),
+              tx -> {
+                insertEffect(tx, "job-1", "step-" + n);
+                sent.set(q.send(tx, Message.of(Q, "job-1", Map.of("step", n + 1))));
+                return null;
+              });
+      assertThat(r).isEqualTo(new QueueResult.Completed("job-1"));
+      assertThat(sent.get().status()).isEqualTo(SendResult.Status.SENT);
+      assertThat(q.depth(Q)).as("the next step waits").isEqualTo(1);
+    }
+
+    reopen();
+    assertThat(db.strings("SELECT holder FROM effects ORDER BY holder"))
+        .containsExactly("step-1", "step-2", "step-3");
+    assertThat(db.strings("SELECT payload FROM onceonly_messages WHERE queue = ?", Q))
+        .containsExactly("{\"step\":4}");
+  }
+
+  /**
+   * A next message whose key is still queued with other content: the whole step is refused with a
+   * typed exception, nothing acknowledged and nothing sent (not even the messages that could be),
+   * and the lease still holds.
+   */
+  @Test
+  void ackAndSendWithAConflictingNextMessageAcknowledgesAndSendsNothing() {
+    JobQueue q = once.queue();
+    q.send("next", "step-2", Map.of("owner", "someone else"));
+    q.send(Q, "step-1", Map.of("step", 1));
+    Lease lease = only(q.receive(Q, 1, LEASE)).lease();
+
+    assertThatThrownBy(
+            () ->
+                q.ackAndSend(
+                    lease,
+                    List.of(
+                        Message.of("audit", "step-1-done", Map.of("step", 1)),
+                        Message.of("next", "step-2", Map.of("step", 2)))))
+        .isInstanceOfSatisfying(
+            SendConflictException.class,
+            e ->
+                assertThat(e.conflicts())
+                    .containsExactly(new SendResult(SendResult.Status.CONFLICT, "next", "step-2")))
+        .hasMessageContaining("next/step-2");
+
+    reopen();
+    assertThat(messages(Q)).as("nothing acknowledged").isEqualTo(1);
+    assertThat(messages("audit")).as("nothing sent").isZero();
+    assertThat(db.strings("SELECT payload FROM onceonly_messages WHERE queue = 'next'"))
+        .containsExactly("{\"owner\":\"someone else\"}");
+    assertThat(once.queue().ack(lease))
+        .as("the lease still holds")
+        .isEqualTo(new QueueResult.Completed("step-1"));
+  }
+
+  /**
+   * Inside {@code complete}, a send answers for itself; {@code orThrow()} on a {@code CONFLICT}
+   * rolls the whole step back: no effect, no acknowledgement, the lease still held.
+   */
+  @Test
+  void completeRollsTheStepBackWhenItsWorkRefusesAConflictingSend() {
+    JobQueue q = once.queue();
+    q.send("next", "step-2", Map.of("owner", "someone else"));
+    q.send(Q, "step-1", Map.of("step", 1));
+    Lease lease = only(q.receive(Q, 1, LEASE)).lease();
+
+    assertThatThrownBy(
+            () ->
+                q.complete(
+                    lease,
+                    tx -> {
+                      insertEffect(tx, "step-1", "worker");
+                      return q.send(tx, Message.of("next", "step-2", Map.of("step", 2))).orThrow();
+                    }))
+        .isInstanceOf(SendConflictException.class)
+        .hasMessageContaining("next/step-2");
+
+    reopen();
+    assertThat(effects()).isZero();
+    assertThat(messages(Q)).isEqualTo(1);
+    assertThat(once.queue().ack(lease)).isEqualTo(new QueueResult.Completed("step-1"));
+  }
+
+  /** The same next message already queued, as it is: a repetition, not a refusal. */
+  @Test
+  void ackAndSendOfANextMessageAlreadyQueuedAsItIsCompletes() {
+    JobQueue q = once.queue();
+    q.send("next", "step-2", Map.of("step", 2));
+    q.send(Q, "step-1", Map.of("step", 1));
+    Lease lease = only(q.receive(Q, 1, LEASE)).lease();
+
+    assertThat(q.ackAndSend(lease, List.of(Message.of("next", "step-2", Map.of("step", 2)))))
+        .isEqualTo(new QueueResult.Completed("step-1"));
+
+    reopen();
+    assertThat(messages(Q)).isZero();
+    assertThat(messages("next")).isEqualTo(1);
+  }
+
   // ---- helpers ------------------------------------------------------------------------------
 
   static List<String> keys(List<Delivery> deliveries) {
     List<String> out = new ArrayList<>();
     deliveries.forEach(d -> out.add(d.key()));
     return out;
+  }
+
+  static Void insertWorkRow(Connection c, String key, String holder) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO work_rows (message_key, holder) VALUES (?, ?)")) {
+      ps.setString(1, key);
+      ps.setString(2, holder);
+      ps.executeUpdate();
+    }
+    return null;
   }
 
   static void insertUser(Connection c, String id, String name) throws Exception {

@@ -1,6 +1,7 @@
 package dev.onceonly.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.DeadLetter;
@@ -12,11 +13,13 @@ import dev.onceonly.queue.Message;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.Worker;
+import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.Eventually;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -185,6 +188,57 @@ public abstract class WorkerContract extends QueueContractSupport {
     assertThat(messages(Q)).isZero();
   }
 
+  /**
+   * On PostgreSQL a completion holds its message's row lock until it commits, so renewing that
+   * message would wait for it, and every other job's renewal behind it on the one renewal thread.
+   * Here one handler's {@code completeWith} work is busy for 1.5 s while another handler, busy as
+   * long outside any transaction, lives on renewals of a 300 ms lease, and a third thread would
+   * claim either message the moment its lease lapsed: neither is taken over, each effect commits
+   * once. (On SQLite every renewal is a write and waits for the write lock anyway.)
+   */
+  @Test
+  void aLongCompletionDoesNotHoldUpTheRenewalOfOtherJobs() {
+    assumeTrue(db.dialect() == Dialect.POSTGRESQL, "SQLite: one writer at a time");
+    reopen(InstantSource.system());
+    once.queue().send(Q, "in-tx", Map.of("n", 1));
+    once.queue().send(Q, "outside", Map.of("n", 2));
+    Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    Handler slow =
+        job -> {
+          String key = job.delivery().key();
+          calls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+          if (key.equals("in-tx")) {
+            job.completeWith(
+                tx -> {
+                  recordEffect(tx, key, "slow");
+                  return new CountDownLatch(1).await(1500, TimeUnit.MILLISECONDS); // long work
+                });
+          } else {
+            assertThat(new CountDownLatch(1).await(1500, TimeUnit.MILLISECONDS)).isFalse();
+            job.completeWith(tx -> recordEffect(tx, key, "slow"));
+          }
+        };
+    Worker worker =
+        Worker.builder(once.queue(), Q, slow)
+            .threads(3)
+            .lease(Duration.ofMillis(300))
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "queue drained", () -> once.queue().depth(Q) == 0);
+      assertThat(worker.leasesLost()).isZero();
+    } finally {
+      worker.close();
+    }
+
+    reopen();
+    assertThat(calls.get("in-tx")).hasValue(1);
+    assertThat(calls.get("outside")).hasValue(1);
+    assertThat(db.strings("SELECT message_key FROM effects ORDER BY message_key"))
+        .containsExactly("in-tx", "outside");
+  }
+
   @Test
   void closeLetsAnInFlightHandlerFinish() throws Exception {
     once.queue().send(Q, "in-flight", Map.of("n", 1));
@@ -286,6 +340,48 @@ public abstract class WorkerContract extends QueueContractSupport {
 
     reopen();
     assertThat(messages(queue)).isZero();
+  }
+
+  /**
+   * A handler whose {@code ackAndSend} cannot queue its next message (the key is queued with other
+   * content) fails like any other handler: the step is retried, then dead-lettered with the
+   * conflict as its error. It is never acknowledged with its next step dropped.
+   */
+  @Test
+  void aHandlerWhoseNextMessageConflictsIsRetriedThenDeadLetteredNotDropped() {
+    once.queue().send("next", "step-2", Map.of("owner", "someone else"));
+    once.queue().send(Q, "step-1", Map.of("step", 1));
+    JobQueue q = once.queue(RetryPolicy.builder().maxAttempts(2).baseDelay(Duration.ZERO).build());
+    AtomicInteger calls = new AtomicInteger();
+    Handler chaining =
+        job -> {
+          calls.incrementAndGet();
+          q.ackAndSend(job.lease(), List.of(Message.of("next", "step-2", Map.of("step", 2))));
+        };
+    Worker worker =
+        Worker.builder(q, Q, chaining)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "step-1 settled", () -> messages(Q) == 0);
+    } finally {
+      worker.close();
+    }
+
+    reopen();
+    assertThat(calls).hasValue(2);
+    assertThat(once.queue().deadLetters(Q, 10))
+        .as("the step is kept, not dropped")
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.key()).isEqualTo("step-1");
+              assertThat(d.attempts()).isEqualTo(2);
+              assertThat(d.lastError()).contains("SendConflictException", "next/step-2");
+            });
+    assertThat(db.strings("SELECT payload FROM onceonly_messages WHERE queue = 'next'"))
+        .containsExactly("{\"owner\":\"someone else\"}");
   }
 
   // ---- helpers ------------------------------------------------------------------------------
