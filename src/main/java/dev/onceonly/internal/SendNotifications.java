@@ -19,11 +19,14 @@ import javax.sql.DataSource;
  * connection must be a direct one (PgBouncer's transaction pooling cannot keep a {@code LISTEN});
  * sends may go through any pool. The driver is reached by reflection so that it stays a run-time
  * dependency of the application, not of this library. If the connection fails, the thread opens
- * another after a pause; notifications sent meanwhile are lost, which only delays a worker.
+ * another after a pause; notifications sent meanwhile are lost, which only delays a worker. The
+ * first failure of a run of failures is logged once at {@code WARNING} (with the cause), and the
+ * return to listening at {@code INFO}; the retries in between log nothing.
  */
 public final class SendNotifications implements AutoCloseable {
   private static final int WAIT_MILLIS = 500;
   private static final long RETRY_PAUSE_MILLIS = 1_000;
+  private static final System.Logger LOG = System.getLogger(SendNotifications.class.getName());
 
   private final String channel;
   private final DataSource direct;
@@ -31,6 +34,7 @@ public final class SendNotifications implements AutoCloseable {
   private final Thread listener;
   private volatile boolean closed;
   private volatile Connection connection;
+  private boolean failing; // only the listener thread reads and writes it
 
   private SendNotifications(String channel, DataSource direct, QueueSignals signals) {
     this.channel = channel;
@@ -68,6 +72,10 @@ public final class SendNotifications implements AutoCloseable {
         try (Statement s = c.createStatement()) {
           s.execute("LISTEN " + channel);
         }
+        if (failing) {
+          failing = false;
+          LOG.log(System.Logger.Level.INFO, "listening for sends on channel {0} again", channel);
+        }
         Notifications source = Notifications.of(c);
         while (!closed) {
           for (String queue : source.await(WAIT_MILLIS)) {
@@ -76,11 +84,24 @@ public final class SendNotifications implements AutoCloseable {
         }
       } catch (SQLException | ReflectiveOperationException | RuntimeException e) {
         if (!closed) {
+          warnOnce(e);
           pause(); // the server restarted or the network failed: listen again shortly
         }
       } finally {
         connection = null;
       }
+    }
+  }
+
+  private void warnOnce(Exception e) {
+    if (!failing) {
+      failing = true;
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "listening for sends on channel "
+              + channel
+              + " failed; idle workers wake at their next poll until it listens again",
+          e);
     }
   }
 
