@@ -106,7 +106,14 @@ public final class Requests {
     }
   }
 
+  /**
+   * Refuses control characters and unpaired surrogates first, whatever the pattern allows (see
+   * {@link Identifiers}), then anything the pattern does not match entirely.
+   */
   private static void check(String field, String value, Pattern pattern) {
+    if (value != null) {
+      Identifiers.check(field, value);
+    }
     if (value == null || !pattern.matcher(value).matches()) {
       throw new InvalidRequestException(
           field, "must match " + pattern.pattern() + ", got " + printable(value));
