@@ -18,7 +18,8 @@ public interface RejectionStore {
    * @param body the message body as received (may be any text, even invalid JSON)
    * @param reason why it was rejected
    * @return {@code true} if recorded now, {@code false} if this delivery id was already recorded
-   * @throws InvalidRequestException if the delivery id is blank or too long
+   * @throws InvalidRequestException if the delivery id is blank or too long, or holds a control
+   *     character or an unpaired surrogate
    */
   boolean record(String deliveryId, String body, String reason);
 

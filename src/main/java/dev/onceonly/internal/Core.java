@@ -74,8 +74,10 @@ public record Core(
    * first takes a transaction-scoped advisory lock on (table, scope, key): the second step waits
    * for the first to commit or roll back, and its next statement, with a fresh READ COMMITTED
    * snapshot, sees the receipt the first one wrote. The lock is released by COMMIT or ROLLBACK and
-   * holds no session state, so it works through PgBouncer's transaction pooling. The lock id is a
-   * 32-bit hash: a collision only makes two unrelated keys wait for each other.
+   * holds no session state, so it works through PgBouncer's transaction pooling. The lock's name
+   * joins scope and key with NUL, which neither may hold ({@link Identifiers}), so two keys never
+   * share a name; the lock id is a 32-bit hash of it, and a collision of hashes only makes two
+   * unrelated keys wait for each other, never lets one key's steps run together.
    */
   void lockKey(Connection c, String table, IntentKey key) throws SQLException {
     if (database.dialect() != Dialect.POSTGRESQL) {

@@ -7,6 +7,7 @@ import dev.onceonly.Canonicalizer;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
@@ -17,6 +18,9 @@ import java.util.regex.Pattern;
  * Immutable and thread-safe.
  */
 public final class Requests {
+  /** Reads canonical arguments for validators; a reader with default features is thread-safe. */
+  private static final ObjectMapper PLAIN = new ObjectMapper();
+
   private static final Pattern OPERATION = Pattern.compile("[A-Za-z][A-Za-z0-9_.:-]{0,99}");
 
   private final Pattern scopePattern;
@@ -77,7 +81,7 @@ public final class Requests {
     byte[] canonical = canonicalizer.canonicalize(tree);
     ArgumentsValidator validator = validators.get(operation);
     if (validator != null) {
-      validator.check(tree);
+      validator.check(canonicalTree(canonical));
     }
     return new Prepared(
         key,
@@ -85,6 +89,21 @@ public final class Requests {
         tree,
         new String(canonical, StandardCharsets.UTF_8),
         Fingerprints.of(operation, canonical));
+  }
+
+  /**
+   * Returns the canonical arguments as a plain {@link ObjectMapper} reads them, for a validator:
+   * the caller's tree may say {@code 10.0} where a message over any transport says {@code 10}, and
+   * both are the same request (one fingerprint), so the validator must see the form they share. The
+   * caller's mapper is not used, so that its features cannot change what a validator sees.
+   */
+  private static JsonNode canonicalTree(byte[] canonical) {
+    try {
+      return PLAIN.readTree(canonical);
+    } catch (IOException e) {
+      // Canonical text is JSON by construction; this would be a defect of the canonicalizer.
+      throw new IllegalStateException("canonical arguments do not parse", e);
+    }
   }
 
   private JsonNode toTree(Object arguments) {
@@ -106,7 +125,14 @@ public final class Requests {
     }
   }
 
+  /**
+   * Refuses control characters and unpaired surrogates first, whatever the pattern allows (see
+   * {@link Identifiers}), then anything the pattern does not match entirely.
+   */
   private static void check(String field, String value, Pattern pattern) {
+    if (value != null) {
+      Identifiers.check(field, value);
+    }
     if (value == null || !pattern.matcher(value).matches()) {
       throw new InvalidRequestException(
           field, "must match " + pattern.pattern() + ", got " + printable(value));

@@ -49,11 +49,17 @@ public final class SqlRejectionStore implements RejectionStore {
     }
   }
 
+  /**
+   * Refuses unpaired surrogates and control characters too: the driver would store {@code x} +
+   * U+D800 and {@code x} + U+DBFF as the same {@code x?}, and the second rejection would be taken
+   * for a repetition of the first.
+   */
   private static void checkDeliveryId(String deliveryId) {
     if (deliveryId == null || deliveryId.isBlank() || deliveryId.length() > MAX_DELIVERY_ID) {
       throw new InvalidRequestException(
           "deliveryId", "must be 1 to " + MAX_DELIVERY_ID + " characters, not blank");
     }
+    Identifiers.check("deliveryId", deliveryId);
   }
 
   private String cut(String reason) {

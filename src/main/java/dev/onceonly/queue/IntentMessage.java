@@ -12,8 +12,9 @@ import java.util.Set;
 
 /**
  * The message that carries an intent through a queue: scope, key, operation and canonical
- * arguments. The message key is {@code scope/key}, so the queue deduplicates an intent while its
- * message waits; the delivery (lease) is never the identity.
+ * arguments. The message key stands for the intent's scope and key together (see {@link
+ * #messageKey()}), so the queue deduplicates an intent while its message waits; the delivery
+ * (lease) is never the identity.
  *
  * @param key the intent's identity
  * @param operation the operation's name
@@ -21,6 +22,9 @@ import java.util.Set;
  */
 public record IntentMessage(IntentKey key, String operation, JsonNode arguments) {
   private static final Set<String> MEMBERS = Set.of("scope", "key", "operation", "arguments");
+
+  /** The queue's bound on a message key. */
+  private static final int MAX_MESSAGE_KEY = 300;
 
   /**
    * Refuses nulls.
@@ -45,9 +49,30 @@ public record IntentMessage(IntentKey key, String operation, JsonNode arguments)
     return new IntentMessage(intent.key(), intent.operation(), intent.arguments());
   }
 
-  /** {@return the queue message key: {@code scope/key}} */
+  /**
+   * Returns the queue message key of this intent, which no other intent shares: {@code scope/key}
+   * when the scope holds only ASCII letters, digits and {@code . _ : @ -} (starting with a letter
+   * or digit) and the key only those and {@code /}, as every scope and key of the default patterns
+   * does; otherwise an escaped form that holds no {@code /}, such as {@code x:a@2f.b@@c} for scope
+   * {@code a/b} and key {@code c} (see {@link IntentKey#toString()}). Messages sent by earlier
+   * versions, which used {@code scope/key} for every intent, keep their key; only an intent whose
+   * scope holds a {@code /} or whose parts hold other characters gets a new one.
+   *
+   * @return the message key, at most 300 characters
+   * @throws InvalidRequestException (field {@code "key"}) if the key would be longer than the
+   *     queue's 300 characters
+   */
   public String messageKey() {
-    return key.scope() + "/" + key.key();
+    String messageKey = key.toString();
+    if (messageKey.length() > MAX_MESSAGE_KEY) {
+      throw new InvalidRequestException(
+          "key",
+          "scope and key make a message key of "
+              + messageKey.length()
+              + " characters, more than "
+              + MAX_MESSAGE_KEY);
+    }
+    return messageKey;
   }
 
   /** {@return the JSON payload} */
@@ -112,6 +137,19 @@ public record IntentMessage(IntentKey key, String operation, JsonNode arguments)
   }
 
   /**
+   * Whether a dead letter's payload carries this intent. A dead letter written by an earlier
+   * version under {@code scope/key} for a scope holding a {@code /} has the key another intent now
+   * uses; it must not stop that other intent from being published.
+   */
+  private static boolean carries(JsonNode payload, IntentKey key) {
+    try {
+      return decode(payload).key().equals(key);
+    } catch (InvalidRequestException e) {
+      return true; // not an intent message: keep the earlier answer, dead-lettered
+    }
+  }
+
+  /**
    * Returns a publisher that sends intents to a queue of the job queue, for the {@link
    * dev.onceonly.Reconciler} and for producers.
    *
@@ -124,7 +162,9 @@ public record IntentMessage(IntentKey key, String operation, JsonNode arguments)
     Objects.requireNonNull(queue, "queue");
     return intent -> {
       IntentMessage message = of(intent);
-      if (jobs.findDeadLetter(queue, message.messageKey()).isPresent()) {
+      if (jobs.findDeadLetter(queue, message.messageKey())
+          .filter(dead -> carries(dead.payload(), intent.key()))
+          .isPresent()) {
         return IntentPublisher.Publication.DEAD_LETTERED;
       }
       return switch (jobs.send(message.toMessage(queue)).status()) {

@@ -20,7 +20,13 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p>Entries whose delivery count passed the workers' limit are dead letters: their intent keys are
  * kept in the hash {@code <stream>:dead}, so that the reconciler does not publish a poison message
- * again and again; {@link #forgetDeadLetter} lets an operator send one back.
+ * again and again; {@link #forgetDeadLetter} lets an operator send one back. A hash field is the
+ * intent key as {@link IntentKey#toString()} writes it, which no two intents share: {@code
+ * scope/key} for scopes and keys of the default patterns, an escaped form otherwise. Earlier
+ * versions wrote {@code scope/key} for every intent; a field they wrote for a scope holding a
+ * {@code /} now reads as another intent's (scope {@code a/b} with key {@code c} wrote {@code
+ * a/b/c}, now the field of scope {@code a} with key {@code b/c}): after upgrading, look for such
+ * fields with {@code HGETALL} and forget them.
  *
  * <p>Thread-safe, as the client it is built on ({@link redis.clients.jedis.RedisClient} pools its
  * connections). Closing the client is the caller's business.

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.onceonly.Canonicalizer;
 import dev.onceonly.Intent;
 import dev.onceonly.IntentKey;
+import dev.onceonly.internal.Identifiers;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -54,8 +55,14 @@ public record StreamMessage(IntentKey key, String operation, JsonNode arguments)
    *
    * @param canonicalizer the canonicalizer that writes the arguments
    * @return the fields in writing order
+   * @throws dev.onceonly.InvalidRequestException (field {@code "scope"}, {@code "key"} or {@code
+   *     "operation"}) if one holds a control character or an unpaired surrogate, which the client
+   *     would send as {@code ?}, so that two scopes would arrive as one
    */
   public Map<String, String> fields(Canonicalizer canonicalizer) {
+    Identifiers.check("scope", key.scope());
+    Identifiers.check("key", key.key());
+    Identifiers.check("operation", operation);
     Map<String, String> fields = new LinkedHashMap<>();
     fields.put(SCOPE, key.scope());
     fields.put(KEY, key.key());

@@ -176,7 +176,6 @@ public abstract class InvalidRequestContract extends ContractSupport {
         badSchema("101 samples", Map.of("muestras", hundredAndOne)),
         badSchema("a boolean sample", samples(10, true)),
         badSchema("a fractional sample", samples(10, 10.5)),
-        badSchema("an integer written as a fraction", samples(10.0)),
         badSchema("a string sample", samples("10")),
         badSchema("a null sample", samples(10, null)),
         badSchema("a negative sample", samples(-1)),
@@ -294,11 +293,21 @@ public abstract class InvalidRequestContract extends ContractSupport {
                     Reports.Report.class,
                     c -> new Reports.Report(3, 0, 10000, 3335.0)))
         .isInstanceOf(Outcome.Created.class);
+    // The validator sees the canonical form, as every transport delivers it: 10.0 is 10.
+    assertThat(
+            once.receipts()
+                .execute(
+                    IntentKey.of("u-1", "written-as-fraction"),
+                    Reports.OPERATION,
+                    samples(10.0),
+                    Reports.Report.class,
+                    c -> new Reports.Report(1, 10, 10, 10.0)))
+        .isInstanceOf(Outcome.Created.class);
     IntentKey longest = IntentKey.of("u".repeat(128), "K".repeat(128));
     assertThat(once.intents().register(longest, "o".repeat(100), Map.of()))
         .isInstanceOf(Registration.Registered.class);
     reopen();
-    assertThat(count("SELECT COUNT(*) FROM onceonly_receipts")).isEqualTo(3);
+    assertThat(count("SELECT COUNT(*) FROM onceonly_receipts")).isEqualTo(4);
     assertThat(count("SELECT COUNT(*) FROM onceonly_intents")).isEqualTo(2);
   }
 }

@@ -75,9 +75,19 @@ class SqlInjectionTest {
     return payload.replace((char) 0, (char) 0xFFFD);
   }
 
+  /**
+   * What a payload is as an identifier (scope, key, delivery id): the same with each NUL written as
+   * a backslash and a zero, since identifiers refuse control characters whatever the pattern
+   * ({@link #aControlCharacterInAnIdentifierIsRefusedTypedAndWritesNothing}).
+   */
+  private static String asIdentifier(String payload) {
+    return payload.replace("\u0000", "\\0");
+  }
+
   @ParameterizedTest
   @MethodSource("payloads")
-  void aPayloadAsScopeKeyAndArgumentsRoundTripsExactly(String payload) throws Exception {
+  void aPayloadAsScopeKeyAndArgumentsRoundTripsExactly(String text) throws Exception {
+    String payload = asIdentifier(text);
     try (OnceOnly once =
         OnceOnly.builder()
             .sqlite(file)
@@ -129,9 +139,9 @@ class SqlInjectionTest {
       assertThat(once.queue().findDeadLetter("q", "m-1").orElseThrow().lastError())
           .isEqualTo(asText(payload));
 
-      assertThat(once.rejections().record(payload, payload, payload)).isTrue();
+      assertThat(once.rejections().record(asIdentifier(payload), payload, payload)).isTrue();
       Rejection r = once.rejections().list(10).get(0);
-      assertThat(r.deliveryId()).isEqualTo(payload);
+      assertThat(r.deliveryId()).isEqualTo(asIdentifier(payload));
       assertThat(r.reason()).isEqualTo(asText(payload));
       assertThat(r.bodyExcerpt()).isEqualTo(asText(payload));
     }
@@ -156,6 +166,42 @@ class SqlInjectionTest {
           .isInstanceOf(InvalidRequestException.class);
       assertThatThrownBy(() -> once.queue().send("q", payload, Map.of()))
           .isInstanceOf(InvalidRequestException.class);
+    }
+    for (String table : TABLES) {
+      if (!table.endsWith("schema_version")) {
+        assertThat(Db.count(file, "SELECT COUNT(*) FROM " + table)).as(table).isZero();
+      }
+    }
+    expectIntact();
+  }
+
+  @Test
+  void aControlCharacterInAnIdentifierIsRefusedTypedAndWritesNothing() {
+    try (OnceOnly once =
+        OnceOnly.builder()
+            .sqlite(file)
+            .scopePattern("(?s).{1,200}")
+            .keyPattern("(?s).{1,200}")
+            .build()) {
+      for (String payload : PAYLOADS) {
+        if (payload.equals(asIdentifier(payload))) {
+          continue;
+        }
+        assertThatThrownBy(
+                () -> once.intents().register(IntentKey.of(payload, "k"), "op", Map.of()))
+            .isInstanceOf(InvalidRequestException.class)
+            .hasMessageStartingWith("scope: ");
+        assertThatThrownBy(
+                () ->
+                    once.receipts()
+                        .execute(
+                            IntentKey.of("s", payload), "op", Map.of(), String.class, tx -> "x"))
+            .isInstanceOf(InvalidRequestException.class)
+            .hasMessageStartingWith("key: ");
+        assertThatThrownBy(() -> once.rejections().record(payload, "{}", "r"))
+            .isInstanceOf(InvalidRequestException.class)
+            .hasMessageStartingWith("deliveryId: ");
+      }
     }
     for (String table : TABLES) {
       if (!table.endsWith("schema_version")) {

@@ -37,7 +37,9 @@ public final class Reports {
 
   /**
    * Seed 000's {@code canonico}: only the member "muestras", 1 to 100 samples, each an integer (not
-   * a boolean, not a fraction) between 0 and 10,000.
+   * a boolean, not a fraction) between 0 and 10,000. It sees the canonical form, as every validator
+   * does, so a caller's {@code 10.0} is the integer {@code 10}, as it is through the queue and
+   * Redis.
    */
   public static final ArgumentsValidator VALIDATOR = Reports::check;
 
