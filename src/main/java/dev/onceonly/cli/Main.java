@@ -21,8 +21,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "onceonly",
+    // inherited: every subcommand answers --help and --version too
+    scope = CommandLine.ScopeType.INHERIT,
     mixinStandardHelpOptions = true,
-    version = "onceonly 0.1.0-SNAPSHOT",
+    versionProvider = BuildVersion.class,
     description = "Runs the demo, and looks inside an OnceOnly store.",
     subcommands = {
       DemoCommand.class,
