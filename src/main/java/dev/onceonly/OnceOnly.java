@@ -474,9 +474,11 @@ public final class OnceOnly implements AutoCloseable {
     /**
      * Sets group commit for a SQLite file or a single connection: steps waiting at the same time
      * run in one transaction, each under its own savepoint, and commit once. A lone step never
-     * waits for company unless {@code maxWait} is positive. Default: up to 64 steps, no wait.
-     * {@code maxBatch} 1 turns grouping off (one transaction per step). Under contention an effect
-     * may run on another caller's thread; it must only use the connection it is given.
+     * waits for company: it commits at once. With a positive {@code maxWait}, a leader that already
+     * has company waits (parked, not spinning) for more steps while they keep arriving, at most
+     * {@code maxWait}. Default: up to 64 steps, no wait. {@code maxBatch} 1 turns grouping off (one
+     * transaction per step). Under contention an effect may run on another caller's thread; it must
+     * only use the connection it is given.
      *
      * @param maxBatch the most steps in one transaction, at least 1
      * @param maxWait how long a batch may wait to fill, zero or positive
