@@ -286,11 +286,95 @@ public abstract class ReceiptStoreContract extends ContractSupport {
         };
     assertThatThrownBy(
             () -> once.receipts().execute(OP_17, OPERATION, SUBJECT, Object.class, effect))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("cannot be written as JSON");
+        .isInstanceOf(dev.onceonly.UnstorableResultException.class)
+        .hasMessageContaining("cannot write it as JSON");
     reopen();
     assertThat(tickets()).isZero();
     assertThat(receipts()).isZero();
+  }
+
+  /** Jackson writes it through its getter but cannot read it: no constructor it can call. */
+  public static final class Unreadable {
+    private final long id;
+    private final String subject;
+
+    /** Two unannotated parameters: Jackson has no way to bind them. */
+    public Unreadable(long id, String subject) {
+      this.id = id;
+      this.subject = subject;
+    }
+
+    public long getId() {
+      return id;
+    }
+
+    public String getSubject() {
+      return subject;
+    }
+  }
+
+  /** A record whose ignored component comes back null. */
+  public record WithSecret(long id, @com.fasterxml.jackson.annotation.JsonIgnore String secret) {}
+
+  /** A record with a list and an array: equal by content, not by its own equals for the array. */
+  public record Lines(List<String> lines, int[] codes) {}
+
+  /** A bean without equals that reads back faithfully. */
+  public static final class Plain {
+    public long id;
+    public List<String> tags = new ArrayList<>();
+  }
+
+  @Test
+  void aResultTypeThatCannotBeReadBackIsRefusedAndNothingIsWritten() throws Exception {
+    start();
+    Effect<Unreadable, SQLException> effect =
+        c -> {
+          insertTicket(c, "u-1", "x");
+          return new Unreadable(7, "x");
+        };
+    assertThatThrownBy(
+            () -> once.receipts().execute(OP_17, OPERATION, SUBJECT, Unreadable.class, effect))
+        .isInstanceOf(dev.onceonly.UnstorableResultException.class)
+        .hasMessageContaining(Unreadable.class.getName());
+    assertNothingWrittenThenRetryRunsOnce();
+  }
+
+  @Test
+  void aResultThatLosesAnIgnoredFieldIsRefusedAndNothingIsWritten() throws Exception {
+    start();
+    Effect<WithSecret, SQLException> effect =
+        c -> {
+          insertTicket(c, "u-1", "x");
+          return new WithSecret(7, "kept only in memory");
+        };
+    assertThatThrownBy(
+            () -> once.receipts().execute(OP_17, OPERATION, SUBJECT, WithSecret.class, effect))
+        .isInstanceOf(dev.onceonly.UnstorableResultException.class)
+        .hasMessageContaining("does not read back equal");
+    assertNothingWrittenThenRetryRunsOnce();
+  }
+
+  @Test
+  void resultsThatReadBackEqualByContentAreStored() throws Exception {
+    start();
+    Lines lines = new Lines(List.of("a", "b"), new int[] {1, 2});
+    Outcome<Lines> created =
+        once.receipts().execute(OP_17, OPERATION, SUBJECT, Lines.class, c -> lines);
+    assertThat(created).isInstanceOf(Outcome.Created.class);
+    Plain plain = new Plain();
+    plain.id = 9;
+    plain.tags.add("t");
+    assertThat(once.receipts().execute(OP_18, OPERATION, SUBJECT, Plain.class, c -> plain))
+        .isInstanceOf(Outcome.Created.class);
+    reopen();
+    Lines again =
+        once.receipts()
+            .execute(OP_17, OPERATION, SUBJECT, Lines.class, c -> fail("must not run"))
+            .resultOrThrow();
+    assertThat(again.lines()).containsExactly("a", "b");
+    assertThat(again.codes()).containsExactly(1, 2);
+    assertThat(receipts()).isEqualTo(2);
   }
 
   @Test
@@ -333,7 +417,7 @@ public abstract class ReceiptStoreContract extends ContractSupport {
           return new Ticket(8, "cut in the middle of a pair \uD83D");
         };
     assertThatThrownBy(() -> once.receipts().execute(OP_18, OPERATION, SUBJECT, Ticket.class, lone))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(dev.onceonly.UnstorableResultException.class)
         .hasMessageContaining("surrogate");
     reopen();
     assertThat(tickets()).isZero();
