@@ -350,8 +350,10 @@ public final class SqlJobQueue implements JobQueue {
     if (attemptsOf(c, lease) < 0) {
       return lost(lease);
     }
+    EffectConnection lent = EffectConnection.lend(c); // the work cannot commit the ack away
     try {
-      work.apply(c);
+      work.apply(lent);
+      lent.check();
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {

@@ -143,9 +143,16 @@ public final class SqlReceiptStore implements ReceiptStore {
         existing.createdAt());
   }
 
+  /**
+   * Runs the effect on the step's connection lent through {@link EffectConnection}, so that it
+   * cannot commit, roll back or change the session; a refusal it caught still fails the step.
+   */
   private static <T, X extends Exception> T run(Effect<T, X> effect, Connection c) {
+    EffectConnection lent = EffectConnection.lend(c);
     try {
-      return effect.apply(c);
+      T result = effect.apply(lent);
+      lent.check();
+      return result;
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Exception e) {
