@@ -432,7 +432,7 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public QueueResult reschedule(Lease lease, Instant at) {
     Objects.requireNonNull(lease, "lease");
-    Objects.requireNonNull(at, "at");
+    Checks.instant(at, "at");
     return core.database()
         .write(
             c ->
@@ -449,7 +449,7 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public QueueResult nack(Lease lease, String error, Duration requiredWait) {
     Objects.requireNonNull(lease, "lease");
-    Objects.requireNonNull(requiredWait, "requiredWait");
+    Checks.nonNegative(requiredWait, "requiredWait");
     String bounded = bound(error);
     return core.database().write(c -> fail(c, lease, bounded, requiredWait));
   }

@@ -167,6 +167,9 @@ public final class SqlReceiptStore implements ReceiptStore {
     } catch (JsonProcessingException e) {
       throw new UnstorableResultException(
           resultType, "Jackson cannot write it as JSON: " + e.getOriginalMessage(), e);
+    } catch (StackOverflowError e) {
+      throw new UnstorableResultException(
+          resultType, "it refers to itself (a cycle) or is nested too deep", null);
     }
     // Jackson writes an unpaired surrogate raw, and its UTF-8 form would come back as "?":
     // a repeated request would then get another result than the first one.
