@@ -33,6 +33,12 @@ public final class Canonicalizer {
   /** Default maximum nesting depth of arrays and objects. */
   public static final int DEFAULT_MAX_DEPTH = 64;
 
+  /**
+   * The deepest nesting {@link Builder#maxDepth} accepts, whatever is configured: canonicalization
+   * recurses once per level, and this keeps it well inside a thread's default stack.
+   */
+  public static final int MAX_DEPTH = 1000;
+
   /** Default maximum length of a string or member name, in UTF-16 code units. */
   public static final int DEFAULT_MAX_STRING_LENGTH = 65_536;
 
@@ -188,10 +194,14 @@ public final class Canonicalizer {
      *
      * @param depth the limit
      * @return this builder
-     * @throws IllegalArgumentException if {@code depth <= 0}
+     * @throws IllegalArgumentException if {@code depth <= 0} or {@code depth >} {@value #MAX_DEPTH}
      */
     public Builder maxDepth(int depth) {
-      this.maxDepth = positive(depth, "maxDepth");
+      if (positive(depth, "maxDepth") > MAX_DEPTH) {
+        // Canonicalization recurses once per level: a bound keeps it off the thread's stack limit.
+        throw new IllegalArgumentException("maxDepth must be <= " + MAX_DEPTH + ", got " + depth);
+      }
+      this.maxDepth = depth;
       return this;
     }
 

@@ -6,9 +6,12 @@ import java.sql.Connection;
  * The business effect of a step, run inside the step's transaction.
  *
  * <p>It must write only through the connection it is given, so that the effect and its receipt
- * commit together or not at all; it must not commit, roll back or close that connection, nor call
- * back into OnceOnly (such a nested call fails with {@link IllegalStateException}) except to join a
- * step to that same connection (a {@code ReceiptStore.execute(connection, ...)} or {@code
+ * commit together or not at all; it must not commit, roll back or close that connection (the
+ * connection it is lent refuses that, savepoints, session settings and statements such as {@code
+ * COMMIT}, {@code ATTACH}, {@code PRAGMA} or PostgreSQL's {@code SET}, with {@link
+ * ConnectionMisuseException}; docs/concepts.md lists what it refuses and what it cannot see), nor
+ * call back into OnceOnly (such a nested call fails with {@link IllegalStateException}) except to
+ * join a step to that same connection (a {@code ReceiptStore.execute(connection, ...)} or {@code
  * JobQueue.send(connection, ...)} inside {@code JobQueue.complete}), nor wait on the network while
  * the transaction is open. Exceptions it throws pass through unwrapped after the step has been
  * rolled back.

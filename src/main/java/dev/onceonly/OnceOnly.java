@@ -343,8 +343,9 @@ public final class OnceOnly implements AutoCloseable {
     /**
      * Sets how long a receipt's result is returned to repeated requests. Default 30 days.
      *
-     * @param retention a positive duration
+     * @param retention a positive duration, at most 100 years
      * @return this builder
+     * @throws IllegalArgumentException if it is zero, negative or longer than 100 years
      */
     public Builder resultRetention(Duration retention) {
       this.resultRetention = Checks.positive(retention, "resultRetention");
@@ -356,15 +357,12 @@ public final class OnceOnly implements AutoCloseable {
      * key is reported as {@link Outcome.Expired} instead of running again. Default 365 days; zero
      * turns tombstones off.
      *
-     * @param retention zero or a positive duration
+     * @param retention zero or a positive duration, at most 100 years
      * @return this builder
+     * @throws IllegalArgumentException if it is negative or longer than 100 years
      */
     public Builder tombstoneRetention(Duration retention) {
-      Objects.requireNonNull(retention, "tombstoneRetention");
-      if (retention.isNegative()) {
-        throw new IllegalArgumentException("tombstoneRetention must be >= 0");
-      }
-      this.tombstoneRetention = retention;
+      this.tombstoneRetention = Checks.nonNegative(retention, "tombstoneRetention");
       return this;
     }
 
@@ -451,8 +449,9 @@ public final class OnceOnly implements AutoCloseable {
      * Sets how long a SQLite file this library opens waits for another process's lock. Default 5
      * seconds.
      *
-     * @param timeout a positive duration
+     * @param timeout a positive duration, at most 100 years
      * @return this builder
+     * @throws IllegalArgumentException if it is zero, negative or longer than 100 years
      */
     public Builder busyTimeout(Duration timeout) {
       this.busyTimeout = Checks.positive(timeout, "busyTimeout");
@@ -474,22 +473,21 @@ public final class OnceOnly implements AutoCloseable {
     /**
      * Sets group commit for a SQLite file or a single connection: steps waiting at the same time
      * run in one transaction, each under its own savepoint, and commit once. A lone step never
-     * waits for company unless {@code maxWait} is positive. Default: up to 64 steps, no wait.
-     * {@code maxBatch} 1 turns grouping off (one transaction per step). Under contention an effect
-     * may run on another caller's thread; it must only use the connection it is given.
+     * waits for company: it commits at once. With a positive {@code maxWait}, a leader that already
+     * has company waits (parked, not spinning) for more steps while they keep arriving, at most
+     * {@code maxWait}. Default: up to 64 steps, no wait. {@code maxBatch} 1 turns grouping off (one
+     * transaction per step). Under contention an effect may run on another caller's thread; it must
+     * only use the connection it is given.
      *
      * @param maxBatch the most steps in one transaction, at least 1
-     * @param maxWait how long a batch may wait to fill, zero or positive
+     * @param maxWait how long a batch may wait to fill, zero or positive, at most 100 years
      * @return this builder
      */
     public Builder groupCommit(int maxBatch, Duration maxWait) {
       if (maxBatch <= 0) {
         throw new IllegalArgumentException("maxBatch must be > 0");
       }
-      Objects.requireNonNull(maxWait, "maxWait");
-      if (maxWait.isNegative()) {
-        throw new IllegalArgumentException("maxWait must be >= 0");
-      }
+      Checks.nonNegative(maxWait, "maxWait");
       this.groupCommitMaxBatch = maxBatch;
       this.groupCommitMaxWait = maxWait;
       return this;

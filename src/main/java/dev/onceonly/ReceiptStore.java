@@ -18,6 +18,20 @@ import java.util.Optional;
  * on PostgreSQL through a data source: a transaction the server aborts with a serialization failure
  * or a deadlock ({@code 40001}, {@code 40P01}) is run again, up to five times in all, and each
  * earlier run was rolled back (the final failure carries the earlier ones as suppressed).
+ *
+ * <p>What a result type must do: a repeated request is answered with the stored result read back as
+ * {@code resultType}, so before the step commits the result is written as JSON with the configured
+ * mapper, read back as {@code resultType} and compared with what the effect returned; a result that
+ * does not come back equal is refused with {@link UnstorableResultException} and the step rolled
+ * back. So a result type must be one Jackson can both write and read (a record, a bean with a
+ * default constructor and setters, or a type with a {@code @JsonCreator}), must not skip state that
+ * matters ({@code @JsonIgnore}, transient fields), and should declare {@code equals} (records do).
+ * Equal means: equal components for records (arrays in them compared by content), equal elements
+ * for arrays and lists, {@code equals} for other types that declare it, and the same JSON written
+ * again for a type that declares none (its state outside its JSON cannot be checked). Use a
+ * concrete {@code resultType}: a raw {@code List.class} reads elements back as maps, which is
+ * refused for a list of records. Strings, integers and booleans of exactly {@code resultType} are
+ * stored without the read-back, whose JSON is exact.
  */
 public interface ReceiptStore {
 
@@ -35,8 +49,9 @@ public interface ReceiptStore {
    * @throws X what the effect threw; the step was rolled back and no receipt written
    * @throws InvalidRequestException if the request is refused before anything ran
    * @throws CanonicalizationException if the arguments are not I-JSON or too large
-   * @throws IllegalArgumentException if the effect's result cannot be stored as JSON exactly (for
-   *     example it holds an unpaired surrogate); the step was rolled back
+   * @throws UnstorableResultException if the effect's result cannot be stored so that a repetition
+   *     gets it back: Jackson cannot write it, it holds an unpaired surrogate, or it does not read
+   *     back as {@code resultType} equal to what the effect returned; the step was rolled back
    * @throws StoreException if the database fails; the step was rolled back
    */
   <T, X extends Exception> Outcome<T> execute(
@@ -60,8 +75,8 @@ public interface ReceiptStore {
    * @param <X> the effect's exception type
    * @return the outcome; {@link Outcome.Created} means "will be durable when you commit"
    * @throws X what the effect threw, after rolling back to the step's savepoint
-   * @throws IllegalArgumentException if the effect's result cannot be stored as JSON exactly, after
-   *     rolling back to the step's savepoint
+   * @throws UnstorableResultException if the effect's result cannot be stored so that a repetition
+   *     gets it back, after rolling back to the step's savepoint
    */
   <T, X extends Exception> Outcome<T> execute(
       Connection transaction,

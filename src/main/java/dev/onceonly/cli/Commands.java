@@ -37,6 +37,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /** The operator commands. Each works on {@code --db FILE} or {@code --jdbc-url URL}. */
 final class Commands {
@@ -636,25 +637,39 @@ final class Commands {
       Matcher m = SHORT.matcher(value.strip().toLowerCase(Locale.ROOT));
       Duration d;
       if (m.matches()) {
-        long n = Long.parseLong(m.group(1));
-        d =
-            switch (m.group(2)) {
-              case "d" -> Duration.ofDays(n);
-              case "h" -> Duration.ofHours(n);
-              case "m" -> Duration.ofMinutes(n);
-              default -> Duration.ofSeconds(n);
-            };
+        try {
+          long n = Long.parseLong(m.group(1));
+          d =
+              switch (m.group(2)) {
+                case "d" -> Duration.ofDays(n);
+                case "h" -> Duration.ofHours(n);
+                case "m" -> Duration.ofMinutes(n);
+                default -> Duration.ofSeconds(n);
+              };
+        } catch (NumberFormatException | ArithmeticException e) {
+          throw new TypeConversionException(tooOld(value));
+        }
       } else {
         try {
           d = Duration.parse(value);
         } catch (DateTimeParseException e) {
-          throw new IllegalArgumentException("not an age such as 30d, 12h, 90m or P30D: " + value);
+          throw new TypeConversionException("not an age such as 30d, 12h, 90m or P30D: " + value);
         }
       }
       if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException("the age must be > 0: " + value);
+        throw new TypeConversionException("the age must be > 0: " + value);
+      }
+      if (d.compareTo(MAX_AGE) > 0) {
+        throw new TypeConversionException(tooOld(value));
       }
       return d;
+    }
+
+    /** The library's bound on every duration: 100 years. */
+    private static final Duration MAX_AGE = Duration.ofDays(36_525);
+
+    private static String tooOld(String value) {
+      return "the age must be at most 36525d (100 years): " + value;
     }
   }
 

@@ -86,7 +86,8 @@ public interface ExternalEffects {
    * @param key the intent's identity
    * @param operation the operation's name
    * @param arguments the operation's arguments (a Jackson tree or any value Jackson converts)
-   * @param lease how long the claim holds the intent; the effect must be sent within it
+   * @param lease how long the claim holds the intent; the effect must be sent within it; positive,
+   *     at most 100 years
    * @return the answer; {@link ClaimOutcome.Claimed} only after its commit
    * @throws dev.onceonly.InvalidRequestException if the request is refused before anything ran
    * @throws dev.onceonly.CanonicalizationException if the arguments are not I-JSON or too large
@@ -182,7 +183,7 @@ public interface ExternalEffects {
    * @param compensation the compensation's own key, in the same scope
    * @param operation the compensating operation's name
    * @param arguments its arguments
-   * @param lease how long the claim holds the compensation
+   * @param lease how long the claim holds the compensation; positive, at most 100 years
    * @return the answer, as for {@link #claim}
    * @throws dev.onceonly.InvalidRequestException if the original is not completed, the scopes
    *     differ, the keys are equal, or the compensation's key is already used for something that

@@ -20,15 +20,13 @@ public record Failure(FailureClass failureClass, String error, Duration required
    * @param failureClass what kind of failure this is; decides the reaction
    * @param error what happened, for a person (the provider's message, an exception's text)
    * @param requiredWait the provider's required wait ({@code Retry-After}); zero unless {@link
-   *     FailureClass#RATE_LIMITED}
+   *     FailureClass#RATE_LIMITED}; at most 100 years
+   * @throws IllegalArgumentException if {@code requiredWait} is negative or longer than 100 years
    */
   public Failure {
     Objects.requireNonNull(failureClass, "failureClass");
     Objects.requireNonNull(error, "error");
-    Objects.requireNonNull(requiredWait, "requiredWait");
-    if (requiredWait.isNegative()) {
-      throw new IllegalArgumentException("requiredWait must be >= 0");
-    }
+    dev.onceonly.internal.Checks.nonNegative(requiredWait, "requiredWait"); // at most 100 years
     if (!requiredWait.isZero() && failureClass != FailureClass.RATE_LIMITED) {
       throw new IllegalArgumentException("only RATE_LIMITED carries a required wait");
     }

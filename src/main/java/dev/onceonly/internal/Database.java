@@ -87,8 +87,12 @@ public abstract class Database implements AutoCloseable {
     return guarded(() -> inReadConnection(work));
   }
 
-  /** Runs {@code work} inside the caller's open transaction, under a savepoint. */
-  public final <T> T join(Connection transaction, Work<T> work) {
+  /**
+   * Runs {@code work} inside the caller's open transaction, under a savepoint. {@code lent} may be
+   * the connection an effect was lent: the work then runs on the connection under it.
+   */
+  public final <T> T join(Connection lent, Work<T> work) {
+    Connection transaction = EffectConnection.unlent(lent); // an effect joining its own step
     if (transaction != null && transaction == current.get()) {
       return underSavepoint(transaction, work); // joins the unit of work it runs in
     }

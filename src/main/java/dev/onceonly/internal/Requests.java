@@ -122,6 +122,12 @@ public final class Requests {
       return mapper.valueToTree(value);
     } catch (IllegalArgumentException e) {
       throw new InvalidRequestException(field, "cannot be turned into JSON: " + e.getMessage());
+    } catch (StackOverflowError e) {
+      // Jackson recurses once per level and detects a cycle only through a bean's own getter: a
+      // map or list that holds itself (or nesting deeper than the stack) ends here. Nothing has
+      // been written yet, and the stack is unwound by the time this handler runs.
+      throw new InvalidRequestException(
+          field, "cannot be turned into JSON: it refers to itself (a cycle) or is nested too deep");
     }
   }
 

@@ -20,9 +20,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * thread finds the connection free becomes the leader: it takes every step waiting at that moment
  * (up to {@code maxBatch}), runs them in one {@code BEGIN IMMEDIATE} transaction, each under its
  * own savepoint so that one failing step rolls back alone, commits once, and then answers every
- * caller. A lone caller runs its own step at once, with no savepoint and no hand-off; there is no
- * artificial delay unless {@code maxWait} is set. Nothing is answered before its commit. Other
- * processes on the same file still meet at the file lock, once per batch.
+ * caller. A lone caller runs its own step at once, with no savepoint, no hand-off and no wait, even
+ * with {@code maxWait} set: a leader waits (parked) for more steps only while others are queued and
+ * still arriving, and never longer than {@code maxWait}. Nothing is answered before its commit.
+ * Other processes on the same file still meet at the file lock, once per batch.
  *
  * <p>Consequence for effects: under contention a step may run on another caller's thread, so an
  * effect must use only the connection it is given, not thread-local state.
@@ -146,20 +147,47 @@ public final class SingleConnectionDatabase extends Database {
     }
   }
 
+  /**
+   * Takes the steps waiting now, up to {@code maxBatch}. With a positive {@code maxWait} the leader
+   * then waits for more only while company keeps arriving: a lone caller (nothing else queued)
+   * leaves at once, and a leader whose last pause brought no new step stops waiting. It waits
+   * parked, in slices of {@link #WAIT_SLICE_NANOS}, never spinning, and never past {@code maxWait}.
+   */
   private List<Step<?>> drain() {
     List<Step<?>> batch = new ArrayList<>(Math.min(maxBatch, 64));
+    pollInto(batch);
+    if (maxWaitNanos <= 0 || batch.size() <= 1) {
+      return batch;
+    }
     long deadline = System.nanoTime() + maxWaitNanos;
     while (batch.size() < maxBatch) {
-      Step<?> s = waiting.poll();
-      if (s != null) {
-        batch.add(s);
-      } else if (maxWaitNanos > 0 && !batch.isEmpty() && System.nanoTime() < deadline) {
-        Thread.onSpinWait();
-      } else {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
         break;
+      }
+      LockSupport.parkNanos(this, Math.min(left, WAIT_SLICE_NANOS));
+      if (pollInto(batch) == 0) {
+        break; // nobody arrived during the pause: the burst is over
       }
     }
     return batch;
+  }
+
+  /** How long a leader pauses at a time while steps are still arriving. */
+  private static final long WAIT_SLICE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
+  /** Moves waiting steps into {@code batch} up to {@code maxBatch}; returns how many. */
+  private int pollInto(List<Step<?>> batch) {
+    int taken = 0;
+    while (batch.size() < maxBatch) {
+      Step<?> s = waiting.poll();
+      if (s == null) {
+        break;
+      }
+      batch.add(s);
+      taken++;
+    }
+    return taken;
   }
 
   private void runAlone(Connection c, Step<?> step) {

@@ -363,8 +363,10 @@ public final class SqlJobQueue implements JobQueue {
     if (!(acked instanceof QueueResult.Completed)) {
       return acked; // nothing ran, nothing was changed
     }
+    EffectConnection lent = EffectConnection.lend(c); // the work cannot commit the ack away
     try {
-      work.apply(c);
+      work.apply(lent);
+      lent.check();
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {
@@ -453,7 +455,7 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public QueueResult reschedule(Lease lease, Instant at) {
     Objects.requireNonNull(lease, "lease");
-    Objects.requireNonNull(at, "at");
+    Checks.instant(at, "at");
     return core.database()
         .write(
             c ->
@@ -470,7 +472,7 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public QueueResult nack(Lease lease, String error, Duration requiredWait) {
     Objects.requireNonNull(lease, "lease");
-    Objects.requireNonNull(requiredWait, "requiredWait");
+    Checks.nonNegative(requiredWait, "requiredWait");
     String bounded = bound(error);
     return core.database().write(c -> fail(c, lease, bounded, requiredWait));
   }

@@ -7,6 +7,7 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.Outcome;
 import dev.onceonly.Receipt;
 import dev.onceonly.ReceiptStore;
+import dev.onceonly.UnstorableResultException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -121,7 +122,8 @@ public final class SqlReceiptStore implements ReceiptStore {
       delete(c, request.key()); // past every retention: the key may run again
     }
     T result = run(effect, c);
-    String json = serialize(result);
+    String json = serialize(result, resultType);
+    checkReadsBack(result, json, resultType);
     insert(c, request, json, now);
     return new Outcome.Created<>(request.key(), request.fingerprint(), result, now);
   }
@@ -141,9 +143,16 @@ public final class SqlReceiptStore implements ReceiptStore {
         existing.createdAt());
   }
 
+  /**
+   * Runs the effect on the step's connection lent through {@link EffectConnection}, so that it
+   * cannot commit, roll back or change the session; a refusal it caught still fails the step.
+   */
   private static <T, X extends Exception> T run(Effect<T, X> effect, Connection c) {
+    EffectConnection lent = EffectConnection.lend(c);
     try {
-      return effect.apply(c);
+      T result = effect.apply(lent);
+      lent.check();
+      return result;
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Exception e) {
@@ -151,21 +160,57 @@ public final class SqlReceiptStore implements ReceiptStore {
     }
   }
 
-  private String serialize(Object result) {
+  private String serialize(Object result, Class<?> resultType) {
     String json;
     try {
       json = core.mapper().writeValueAsString(result);
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException(
-          "the effect's result cannot be written as JSON: " + e.getOriginalMessage(), e);
+      throw new UnstorableResultException(
+          resultType, "Jackson cannot write it as JSON: " + e.getOriginalMessage(), e);
+    } catch (StackOverflowError e) {
+      throw new UnstorableResultException(
+          resultType, "it refers to itself (a cycle) or is nested too deep", null);
     }
     // Jackson writes an unpaired surrogate raw, and its UTF-8 form would come back as "?":
     // a repeated request would then get another result than the first one.
     if (Jcs.loneSurrogate(json) >= 0) {
-      throw new IllegalArgumentException(
-          "the effect's result cannot be stored: it holds an unpaired surrogate");
+      throw new UnstorableResultException(resultType, "it holds an unpaired surrogate", null);
     }
     return json;
+  }
+
+  /**
+   * Refuses a result that a repeated request would not get back: it is read back from {@code json}
+   * as {@code resultType} and compared (see {@link RoundTrip}) before anything commits. Strings,
+   * integers and booleans of exactly the result type skip the read: their JSON is exact.
+   */
+  private <T> void checkReadsBack(T result, String json, Class<T> resultType) {
+    if (RoundTrip.exact(result, resultType)) {
+      return;
+    }
+    T back;
+    try {
+      back = core.mapper().readValue(json, resultType);
+    } catch (JsonProcessingException e) {
+      throw new UnstorableResultException(
+          resultType, "Jackson cannot read it back: " + e.getOriginalMessage(), e);
+    }
+    if (!RoundTrip.same(result, back, this::rewrite)) {
+      throw new UnstorableResultException(
+          resultType,
+          "it does not read back equal to what the effect returned (a field Jackson skips or"
+              + " cannot set?); stored as "
+              + (json.length() > 200 ? json.substring(0, 200) + "..." : json),
+          null);
+    }
+  }
+
+  private String rewrite(Object value) {
+    try {
+      return core.mapper().writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      return "unwritable: " + e.getOriginalMessage();
+    }
   }
 
   private <T> T deserialize(String json, Class<T> type) {

@@ -28,9 +28,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * out. Closing the connection closes them all. A statement whose execution failed is prepared anew
  * on its next use: sqlite-jdbc finalizes a statement that fails with anything but busy, locked or a
  * constraint (a full disk, a read-only file, an I/O error), and reusing it would fail forever after
- * the fault is gone. Not thread-safe, like the connection it wraps: one thread at a time.
+ * the fault is gone. Not thread-safe, like the connection it wraps: one thread at a time. A plain
+ * delegating class: every other call costs one virtual dispatch, not a reflective invocation.
  */
-final class StatementCache implements InvocationHandler {
+final class StatementCache extends DelegatingConnection {
   private static final Set<String> REGISTERED = ConcurrentHashMap.newKeySet();
 
   static {
@@ -64,11 +65,10 @@ final class StatementCache implements InvocationHandler {
     }
   }
 
-  private final Connection target;
   private final Map<String, PreparedStatement> cache;
 
   private StatementCache(Connection target, int size) {
-    this.target = target;
+    super(target);
     this.cache =
         new LinkedHashMap<>(size * 2, 0.75f, true) {
           private static final long serialVersionUID = 1L;
@@ -86,31 +86,19 @@ final class StatementCache implements InvocationHandler {
 
   /** Returns {@code connection} with its statements cached. */
   static Connection wrap(Connection connection, int size) {
-    return (Connection)
-        Proxy.newProxyInstance(
-            StatementCache.class.getClassLoader(),
-            new Class<?>[] {Connection.class},
-            new StatementCache(connection, size));
+    return new StatementCache(connection, size);
   }
 
   @Override
-  public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-    String name = method.getName();
-    if (name.equals("prepareStatement")
-        && args != null
-        && args.length == 1
-        && REGISTERED.contains((String) args[0])) {
-      return prepare((String) args[0]);
-    }
-    if (name.equals("close") && (args == null || args.length == 0)) {
-      cache.values().forEach(StatementCache::closeQuietly);
-      cache.clear();
-    }
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
+  public PreparedStatement prepareStatement(String sql) throws SQLException {
+    return REGISTERED.contains(sql) ? prepare(sql) : target.prepareStatement(sql);
+  }
+
+  @Override
+  public void close() throws SQLException {
+    cache.values().forEach(StatementCache::closeQuietly);
+    cache.clear();
+    target.close();
   }
 
   private PreparedStatement prepare(String sql) throws SQLException {

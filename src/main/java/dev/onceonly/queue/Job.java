@@ -111,10 +111,11 @@ public final class Job {
    * Asks for the message to be delivered again at {@code at}, without counting a failure (for
    * example a join whose other half has not arrived yet).
    *
-   * @param at when to deliver it again
+   * @param at when to deliver it again, in years 1 to 9999
+   * @throws IllegalArgumentException if {@code at} lies outside years 1 to 9999
    */
   public void retryAt(Instant at) {
-    this.retryAt = Objects.requireNonNull(at, "at");
+    this.retryAt = dev.onceonly.internal.Checks.instant(at, "at");
   }
 
   QueueResult result() {

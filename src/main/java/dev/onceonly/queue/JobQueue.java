@@ -83,7 +83,7 @@ public interface JobQueue {
    *
    * @param queue the queue's name
    * @param max the most messages to claim, from 1 to 1,000
-   * @param lease how long each lease lasts
+   * @param lease how long each lease lasts: positive, at most 100 years
    * @return the deliveries, possibly none
    */
   List<Delivery> receive(String queue, int max, Duration lease);
@@ -92,7 +92,7 @@ public interface JobQueue {
    * Extends a lease, for work that takes longer than planned.
    *
    * @param lease the current lease
-   * @param extension how long from now the lease should last
+   * @param extension how long from now the lease should last: positive, at most 100 years
    * @return {@link QueueResult.Renewed} with the new lease, or {@link QueueResult.LeaseLost}
    */
   QueueResult renew(Lease lease, Duration extension);
@@ -193,7 +193,7 @@ public interface JobQueue {
    * the retry time budget starts again from its next delivery.
    *
    * @param lease the lease
-   * @param at when it becomes due again
+   * @param at when it becomes due again, in years 1 to 9999
    * @return {@link QueueResult.Rescheduled} or {@link QueueResult.LeaseLost}
    */
   QueueResult reschedule(Lease lease, Instant at);
@@ -215,7 +215,7 @@ public interface JobQueue {
    *
    * @param lease the lease
    * @param error what went wrong
-   * @param requiredWait the wait demanded
+   * @param requiredWait the wait demanded: zero or positive, at most 100 years
    * @return as {@link #nack(Lease, String)}
    */
   QueueResult nack(Lease lease, String error, Duration requiredWait);

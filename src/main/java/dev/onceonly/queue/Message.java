@@ -19,12 +19,16 @@ public record Message(String queue, String key, Object payload, Instant deliverA
    * @param queue the queue's name
    * @param key the message's key
    * @param payload a Jackson tree or any value Jackson turns into one
-   * @param deliverAt when it becomes due, or {@code null} for now
+   * @param deliverAt when it becomes due, or {@code null} for now; in years 1 to 9999
+   * @throws IllegalArgumentException if {@code deliverAt} lies outside years 1 to 9999
    */
   public Message {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(payload, "payload");
+    if (deliverAt != null) {
+      dev.onceonly.internal.Checks.instant(deliverAt, "deliverAt");
+    }
   }
 
   /**

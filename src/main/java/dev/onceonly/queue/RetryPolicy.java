@@ -145,7 +145,7 @@ public final class RetryPolicy {
     /**
      * Sets the base of the exponential backoff. Default 1 second.
      *
-     * @param delay zero or positive
+     * @param delay zero or positive, at most 100 years
      * @return this builder
      */
     public Builder baseDelay(Duration delay) {
@@ -156,7 +156,7 @@ public final class RetryPolicy {
     /**
      * Sets the cap on one backoff delay. Default 5 minutes.
      *
-     * @param delay zero or positive
+     * @param delay zero or positive, at most 100 years
      * @return this builder
      */
     public Builder maxDelay(Duration delay) {
@@ -167,15 +167,11 @@ public final class RetryPolicy {
     /**
      * Sets the budget of total time from the first delivery. Default 1 hour.
      *
-     * @param budget positive
+     * @param budget positive, at most 100 years
      * @return this builder
      */
     public Builder maxElapsed(Duration budget) {
-      Objects.requireNonNull(budget, "maxElapsed");
-      if (budget.isNegative() || budget.isZero()) {
-        throw new IllegalArgumentException("maxElapsed must be > 0");
-      }
-      this.maxElapsed = budget;
+      this.maxElapsed = dev.onceonly.internal.Checks.positive(budget, "maxElapsed");
       return this;
     }
 
@@ -185,11 +181,7 @@ public final class RetryPolicy {
     }
 
     private static Duration notNegative(Duration d, String name) {
-      Objects.requireNonNull(d, name);
-      if (d.isNegative()) {
-        throw new IllegalArgumentException(name + " must be >= 0");
-      }
-      return d;
+      return dev.onceonly.internal.Checks.nonNegative(d, name); // at most 100 years
     }
   }
 }

@@ -362,7 +362,7 @@ public final class Worker implements AutoCloseable {
      * Sets the lease of each claim, renewed every third of it while the handler runs. Default 30
      * seconds.
      *
-     * @param lease positive
+     * @param lease positive, at most 100 years
      * @return this builder
      */
     public Builder lease(Duration lease) {
@@ -373,7 +373,7 @@ public final class Worker implements AutoCloseable {
     /**
      * Sets the shortest and longest wait between polls of an empty queue. Default 10 ms to 1 s.
      *
-     * @param min positive
+     * @param min positive, at most 100 years
      * @param max at least {@code min}
      * @return this builder
      */
@@ -391,7 +391,7 @@ public final class Worker implements AutoCloseable {
     /**
      * Sets how long {@link Worker#close()} waits for in-flight handlers. Default 10 seconds.
      *
-     * @param timeout positive
+     * @param timeout positive, at most 100 years
      * @return this builder
      */
     public Builder shutdownTimeout(Duration timeout) {

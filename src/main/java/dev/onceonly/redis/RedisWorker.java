@@ -451,7 +451,7 @@ public final class RedisWorker<T> implements AutoCloseable {
      * Sets how long one {@code XREADGROUP} blocks waiting for entries; also how long {@link
      * RedisWorker#close()} may wait. Default 2 seconds.
      *
-     * @param block a positive duration of at least a millisecond
+     * @param block a positive duration of at least a millisecond and at most 100 years
      * @return this builder
      */
     public Builder<T> block(Duration block) {
@@ -463,7 +463,7 @@ public final class RedisWorker<T> implements AutoCloseable {
      * Sets how long an entry must have been pending, unacknowledged, before another consumer takes
      * it over with {@code XAUTOCLAIM}. Longer than the slowest effect. Default 1 minute.
      *
-     * @param idle a positive duration
+     * @param idle a positive duration, at most 100 years
      * @return this builder
      */
     public Builder<T> claimIdle(Duration idle) {
@@ -474,7 +474,7 @@ public final class RedisWorker<T> implements AutoCloseable {
     /**
      * Sets how often the worker looks for idle entries to take over. Default 30 seconds.
      *
-     * @param interval a positive duration
+     * @param interval a positive duration, at most 100 years
      * @return this builder
      */
     public Builder<T> claimInterval(Duration interval) {
@@ -502,7 +502,7 @@ public final class RedisWorker<T> implements AutoCloseable {
      * at {@code min} and doubles at each failure in a row, up to {@code max}. Default 100
      * milliseconds to 10 seconds.
      *
-     * @param min a positive duration
+     * @param min a positive duration, at most 100 years
      * @param max a duration not shorter than {@code min}
      * @return this builder
      */

@@ -262,6 +262,16 @@ abstract class CommandsContract {
     CliRun bad = run("purge", "--older-than", "soon");
     assertThat(bad.status()).isEqualTo(2);
     assertThat(bad.err()).contains("not an age such as 30d");
+
+    for (String huge : List.of("P999999999999D", "999999999d", "36526d", "PT2562047788015215H")) {
+      CliRun tooOld = run("purge", "--older-than", huge);
+      assertThat(tooOld.status()).as(huge).isEqualTo(2);
+      assertThat(tooOld.err()).as(huge).contains("the age must be at most 36525d (100 years)");
+      assertThat(tooOld.err()).as(huge).doesNotContain("Exception").doesNotContain("\tat ");
+      assertThat(tooOld.err().strip().lines().filter(l -> l.contains("36525d")).count())
+          .as(huge)
+          .isOne();
+    }
   }
 
   @Test

@@ -94,6 +94,43 @@ class GroupCommitTest {
     assertThat(Db.strings(file, "PRAGMA integrity_check")).containsExactly("ok");
   }
 
+  /**
+   * A lone caller with a positive {@code maxWait} commits at once: nobody else is queued, so its
+   * leader has no batch to wait for. The thread's CPU time proves it does not spin for the wait
+   * either (before, it spun on the CPU for the whole two seconds).
+   */
+  @Test
+  void aLoneCallerWithMaxWaitCommitsAtOnceWithoutSpinning() throws Exception {
+    Path file = SqliteFiles.file(dir);
+    Db.exec(file, "CREATE TABLE effects (k TEXT NOT NULL)");
+    MutableClock clock = MutableClock.at("2026-01-01T00:00:00Z");
+    Duration maxWait = Duration.ofSeconds(2);
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    try (OnceOnly once = SqliteFiles.open(dir, clock, b -> b.groupCommit(64, maxWait))) {
+      once.receipts() // warm-up: opens the connection and compiles the statements
+          .execute(IntentKey.of("s", "warm"), "touch", Map.of(), String.class, c -> "warm");
+      long cpuBefore = threads.getCurrentThreadCpuTime();
+      long started = System.nanoTime();
+      Outcome<String> o =
+          once.receipts()
+              .execute(
+                  IntentKey.of("s", "lone"),
+                  "touch",
+                  Map.of("i", 1),
+                  String.class,
+                  c -> effect(c, "lone", false));
+      long elapsed = System.nanoTime() - started;
+      long cpu = threads.getCurrentThreadCpuTime() - cpuBefore;
+      assertThat(o).isInstanceOf(Outcome.Created.class);
+      assertThat(Duration.ofNanos(elapsed)).isLessThan(maxWait.dividedBy(2));
+      assertThat(Duration.ofNanos(cpu)).isLessThan(maxWait.dividedBy(5));
+    }
+    assertThat(Db.count(file, "SELECT COUNT(*) FROM effects WHERE k = 'lone'")).isEqualTo(1);
+    assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_receipts WHERE intent_key = 'lone'"))
+        .isEqualTo(1);
+  }
+
   private static String effect(java.sql.Connection c, String key, boolean fails)
       throws SQLException, Refused {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO effects VALUES (?)")) {

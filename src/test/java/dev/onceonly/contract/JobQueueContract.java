@@ -714,6 +714,49 @@ public abstract class JobQueueContract extends QueueContractSupport {
   }
 
   @Test
+  void workThatCommitsOrChangesTheSessionIsRefusedAndCommitsNothing() throws Exception {
+    JobQueue q = once.queue();
+    q.send(Q, "c-1", Map.of("n", 1));
+    Lease lease = only(q.receive(Q, 1, LEASE)).lease();
+    String session =
+        once.dialect() == dev.onceonly.sql.Dialect.SQLITE
+            ? "PRAGMA query_only=1"
+            : "SET SESSION default_transaction_read_only = on";
+    for (String sql : List.of("COMMIT", session)) {
+      assertThatThrownBy(
+              () ->
+                  q.complete(
+                      lease,
+                      tx -> {
+                        insertEffect(tx, "c-1", "worker");
+                        try (java.sql.Statement s = tx.createStatement()) {
+                          return s.execute(sql);
+                        }
+                      }))
+          .as(sql)
+          .isInstanceOf(dev.onceonly.ConnectionMisuseException.class);
+    }
+    assertThatThrownBy(
+            () ->
+                q.complete(
+                    lease,
+                    tx -> {
+                      insertEffect(tx, "c-1", "worker");
+                      tx.commit();
+                      return null;
+                    }))
+        .isInstanceOf(dev.onceonly.ConnectionMisuseException.class);
+    reopen();
+    assertThat(effects()).isZero();
+    assertThat(messages(Q)).isEqualTo(1);
+    assertThat(once.queue().complete(lease, tx -> recordEffect(tx, "c-1", "second")))
+        .isInstanceOf(QueueResult.Completed.class);
+    reopen();
+    assertThat(db.strings("SELECT holder FROM effects")).containsExactly("second");
+    assertThat(messages(Q)).isZero();
+  }
+
+  @Test
   void completeWithALostLeaseDoesNotRunTheWork() throws Exception {
     JobQueue q = once.queue();
     q.send(Q, "c-1", Map.of("n", 1));

@@ -19,6 +19,7 @@ import dev.onceonly.ReceiptStore.PurgeResult;
 import dev.onceonly.Registration;
 import dev.onceonly.cli.demo.Tickets;
 import dev.onceonly.cli.demo.Tickets.Ticket;
+import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.Race;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,8 +32,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The contract of {@link dev.onceonly.ReceiptStore}: created, repeated, conflicting and expired
@@ -286,11 +292,255 @@ public abstract class ReceiptStoreContract extends ContractSupport {
         };
     assertThatThrownBy(
             () -> once.receipts().execute(OP_17, OPERATION, SUBJECT, Object.class, effect))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("cannot be written as JSON");
+        .isInstanceOf(dev.onceonly.UnstorableResultException.class)
+        .hasMessageContaining("cannot write it as JSON");
     reopen();
     assertThat(tickets()).isZero();
     assertThat(receipts()).isZero();
+  }
+
+  /** Jackson writes it through its getter but cannot read it: no constructor it can call. */
+  public static final class Unreadable {
+    private final long id;
+    private final String subject;
+
+    /** Two unannotated parameters: Jackson has no way to bind them. */
+    public Unreadable(long id, String subject) {
+      this.id = id;
+      this.subject = subject;
+    }
+
+    public long getId() {
+      return id;
+    }
+
+    public String getSubject() {
+      return subject;
+    }
+  }
+
+  /** A record whose ignored component comes back null. */
+  public record WithSecret(long id, @com.fasterxml.jackson.annotation.JsonIgnore String secret) {}
+
+  /** A record with a list and an array: equal by content, not by its own equals for the array. */
+  public record Lines(List<String> lines, int[] codes) {}
+
+  /** A bean without equals that reads back faithfully. */
+  public static final class Plain {
+    public long id;
+    public List<String> tags = new ArrayList<>();
+  }
+
+  @Test
+  void aResultTypeThatCannotBeReadBackIsRefusedAndNothingIsWritten() throws Exception {
+    start();
+    Effect<Unreadable, SQLException> effect =
+        c -> {
+          insertTicket(c, "u-1", "x");
+          return new Unreadable(7, "x");
+        };
+    assertThatThrownBy(
+            () -> once.receipts().execute(OP_17, OPERATION, SUBJECT, Unreadable.class, effect))
+        .isInstanceOf(dev.onceonly.UnstorableResultException.class)
+        .hasMessageContaining(Unreadable.class.getName());
+    assertNothingWrittenThenRetryRunsOnce();
+  }
+
+  @Test
+  void aResultThatLosesAnIgnoredFieldIsRefusedAndNothingIsWritten() throws Exception {
+    start();
+    Effect<WithSecret, SQLException> effect =
+        c -> {
+          insertTicket(c, "u-1", "x");
+          return new WithSecret(7, "kept only in memory");
+        };
+    assertThatThrownBy(
+            () -> once.receipts().execute(OP_17, OPERATION, SUBJECT, WithSecret.class, effect))
+        .isInstanceOf(dev.onceonly.UnstorableResultException.class)
+        .hasMessageContaining("does not read back equal");
+    assertNothingWrittenThenRetryRunsOnce();
+  }
+
+  @Test
+  void resultsThatReadBackEqualByContentAreStored() throws Exception {
+    start();
+    Lines lines = new Lines(List.of("a", "b"), new int[] {1, 2});
+    Outcome<Lines> created =
+        once.receipts().execute(OP_17, OPERATION, SUBJECT, Lines.class, c -> lines);
+    assertThat(created).isInstanceOf(Outcome.Created.class);
+    Plain plain = new Plain();
+    plain.id = 9;
+    plain.tags.add("t");
+    assertThat(once.receipts().execute(OP_18, OPERATION, SUBJECT, Plain.class, c -> plain))
+        .isInstanceOf(Outcome.Created.class);
+    reopen();
+    Lines again =
+        once.receipts()
+            .execute(OP_17, OPERATION, SUBJECT, Lines.class, c -> fail("must not run"))
+            .resultOrThrow();
+    assertThat(again.lines()).containsExactly("a", "b");
+    assertThat(again.codes()).containsExactly(1, 2);
+    assertThat(receipts()).isEqualTo(2);
+  }
+
+  // --- an effect cannot control the connection it is lent -----------------------------------
+
+  /** Something an effect does to its connection that must be refused. */
+  @FunctionalInterface
+  interface Misuse {
+    void on(Connection c) throws SQLException;
+  }
+
+  private static Arguments misuse(String name, Dialect only, Misuse action) {
+    return Arguments.of(Named.of(name, action), only);
+  }
+
+  private static Misuse sql(String statement) {
+    return c -> {
+      try (java.sql.Statement s = c.createStatement()) {
+        s.execute(statement);
+      }
+    };
+  }
+
+  static List<Arguments> misuses() {
+    return List.of(
+        misuse("commit()", null, Connection::commit),
+        misuse("rollback()", null, Connection::rollback),
+        misuse("setAutoCommit(true)", null, c -> c.setAutoCommit(true)),
+        misuse("close()", null, Connection::close),
+        misuse("setSavepoint()", null, Connection::setSavepoint),
+        misuse("setReadOnly(true)", null, c -> c.setReadOnly(true)),
+        misuse(
+            "setTransactionIsolation",
+            null,
+            c -> c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE)),
+        misuse("execute COMMIT", null, sql("COMMIT")),
+        misuse("commented commit", null, sql("  /* a comment */ -- another\n\t commit")),
+        misuse(
+            "insert then COMMIT in one string",
+            null,
+            sql("INSERT INTO tickets (owner, subject) VALUES ('u-1', 'y'); COMMIT")),
+        misuse(
+            "executeUpdate ROLLBACK",
+            null,
+            c -> {
+              try (java.sql.Statement s = c.createStatement()) {
+                s.executeUpdate("ROLLBACK");
+              }
+            }),
+        misuse(
+            "addBatch END",
+            null,
+            c -> {
+              try (java.sql.Statement s = c.createStatement()) {
+                s.addBatch("END");
+                s.executeBatch();
+              }
+            }),
+        misuse(
+            "prepareStatement BEGIN",
+            null,
+            c -> {
+              try (PreparedStatement ps = c.prepareStatement("BEGIN")) {
+                ps.execute();
+              }
+            }),
+        misuse(
+            "prepareCall COMMIT",
+            null,
+            c -> {
+              try (java.sql.CallableStatement cs = c.prepareCall("COMMIT")) {
+                cs.execute();
+              }
+            }),
+        misuse("SAVEPOINT", null, sql("SAVEPOINT mine")),
+        misuse("RELEASE", null, sql("RELEASE SAVEPOINT onceonly_group")),
+        misuse("ATTACH", Dialect.SQLITE, sql("ATTACH DATABASE ':memory:' AS other")),
+        misuse("DETACH", Dialect.SQLITE, sql("DETACH DATABASE other")),
+        misuse("PRAGMA query_only", Dialect.SQLITE, sql("PRAGMA query_only=1")),
+        misuse("pragma lowercase", Dialect.SQLITE, sql("pragma foreign_keys = off")),
+        misuse("SET search_path", Dialect.POSTGRESQL, sql("SET search_path TO public")),
+        misuse("SET SESSION", Dialect.POSTGRESQL, sql("SET SESSION statement_timeout = 1")),
+        misuse("RESET ALL", Dialect.POSTGRESQL, sql("RESET ALL")),
+        misuse("LISTEN", Dialect.POSTGRESQL, sql("LISTEN somewhere")),
+        misuse("DISCARD", Dialect.POSTGRESQL, sql("DISCARD ALL")),
+        misuse("START TRANSACTION", Dialect.POSTGRESQL, sql("START TRANSACTION")),
+        misuse("setSchema", Dialect.POSTGRESQL, c -> c.setSchema("public")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("misuses")
+  void anEffectCannotControlItsConnection(Misuse action, Dialect only) throws Exception {
+    start();
+    Assumptions.assumeTrue(only == null || only == once.dialect());
+    Effect<Ticket, SQLException> effect =
+        c -> {
+          insertTicket(c, "u-1", "x");
+          action.on(c);
+          return new Ticket(1, "x");
+        };
+    assertThatThrownBy(
+            () -> once.receipts().execute(OP_17, OPERATION, SUBJECT, Ticket.class, effect))
+        .isInstanceOf(dev.onceonly.ConnectionMisuseException.class)
+        .hasMessageContaining("effect");
+    assertTheStoreStillWorks();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("misuses")
+  void anEffectCannotControlTheCallersConnectionEither(Misuse action, Dialect only)
+      throws Exception {
+    start();
+    Assumptions.assumeTrue(only == null || only == once.dialect());
+    try (Connection caller = connect()) {
+      begin(caller);
+      insertTicket(caller, "u-2", "the caller's own row");
+      Effect<Ticket, SQLException> effect =
+          c -> {
+            insertTicket(c, "u-1", "x");
+            action.on(c);
+            return new Ticket(1, "x");
+          };
+      assertThatThrownBy(
+              () ->
+                  once.receipts().execute(caller, OP_17, OPERATION, SUBJECT, Ticket.class, effect))
+          .isInstanceOf(dev.onceonly.ConnectionMisuseException.class);
+      commit(caller);
+    }
+    assertThat(count("SELECT COUNT(*) FROM tickets WHERE owner = 'u-2'")).isOne();
+    assertThat(count("SELECT COUNT(*) FROM tickets WHERE owner = 'u-1'")).isZero();
+    assertThat(receipts()).isZero();
+  }
+
+  /**
+   * After a refused misuse: nothing of it was written, the next step writes normally (so no
+   * query_only, no rolled-back transaction), no database is attached, and the rows are there after
+   * reopening.
+   */
+  private void assertTheStoreStillWorks() throws SQLException {
+    assertThat(tickets()).isZero();
+    assertThat(receipts()).isZero();
+    Effect<Ticket, SQLException> good =
+        c -> {
+          insertTicket(c, "u-1", "x");
+          if (once.dialect() == Dialect.SQLITE) {
+            try (java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet rs =
+                    s.executeQuery("SELECT COUNT(*) FROM pragma_database_list")) {
+              rs.next();
+              assertThat(rs.getInt(1)).as("databases on the writer").isEqualTo(1);
+            }
+          }
+          return new Ticket(1, "x");
+        };
+    assertThat(once.receipts().execute(OP_18, OPERATION, SUBJECT, Ticket.class, good))
+        .isInstanceOf(Outcome.Created.class);
+    assertThat(createTicket(OP_17, SUBJECT)).isInstanceOf(Outcome.Created.class);
+    reopen();
+    assertThat(tickets()).isEqualTo(2);
+    assertThat(receipts()).isEqualTo(2);
+    assertThat(createTicket(OP_17, SUBJECT)).isInstanceOf(Outcome.Repeated.class);
   }
 
   @Test
@@ -333,7 +583,7 @@ public abstract class ReceiptStoreContract extends ContractSupport {
           return new Ticket(8, "cut in the middle of a pair \uD83D");
         };
     assertThatThrownBy(() -> once.receipts().execute(OP_18, OPERATION, SUBJECT, Ticket.class, lone))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(dev.onceonly.UnstorableResultException.class)
         .hasMessageContaining("surrogate");
     reopen();
     assertThat(tickets()).isZero();

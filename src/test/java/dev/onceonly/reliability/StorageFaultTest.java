@@ -135,8 +135,9 @@ class StorageFaultTest {
   /**
    * A full disk on the connection this library opened itself: the effect caps the file at its
    * current size ({@code max_page_count} holds per connection, and the effect is handed the
-   * library's), so the receipt of a large result no longer fits. Then room comes back; the same
-   * store must run the step again, not fail for good.
+   * library's; it reaches the driver's connection through {@code unwrap}, past the guard that
+   * refuses {@code PRAGMA}), so the receipt of a large result no longer fits. Then room comes back;
+   * the same store must run the step again, not fail for good.
    */
   @Test
   void aFullDiskOnTheLibrarysOwnConnectionFailsTypedAndTheStoreRecovers() throws SQLException {
@@ -359,7 +360,9 @@ class StorageFaultTest {
         once,
         key,
         tx -> {
-          pragma(tx, pragma);
+          // The lent connection refuses PRAGMA (ConnectionMisuseException); this fault injection
+          // reaches the driver's connection under it on purpose, through unwrap.
+          pragma(tx.unwrap(Connection.class), pragma);
           return "x".repeat(200_000);
         });
   }
