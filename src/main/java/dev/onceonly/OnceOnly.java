@@ -17,6 +17,7 @@ import dev.onceonly.internal.SqlIntentStore;
 import dev.onceonly.internal.SqlJobQueue;
 import dev.onceonly.internal.SqlReceiptStore;
 import dev.onceonly.internal.SqlRejectionStore;
+import dev.onceonly.internal.SqliteUrls;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.sql.Dialect;
@@ -595,7 +596,7 @@ public final class OnceOnly implements AutoCloseable {
               : SQLiteConfig.SynchronousMode.NORMAL);
       config.setBusyTimeout((int) Math.min(Integer.MAX_VALUE, busyTimeout.toMillis()));
       config.enforceForeignKeys(true);
-      Connection c = config.createConnection("jdbc:sqlite:" + sqliteFile.toAbsolutePath());
+      Connection c = SqliteUrls.open(config, sqliteFile);
       try {
         useWal(c);
         return c;

@@ -3,6 +3,7 @@ package dev.onceonly.cli;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.OnceOnlyException;
 import dev.onceonly.internal.Migrator;
+import dev.onceonly.internal.SqliteUrls;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -104,7 +105,7 @@ final class Target {
       try {
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout(5_000);
-        return config.createConnection("jdbc:sqlite:" + db.toAbsolutePath());
+        return SqliteUrls.open(config, db);
       } catch (SQLException e) {
         throw new CliException(
             CliException.UNREACHABLE, "cannot open " + db + ": " + firstLine(e.getMessage()));
