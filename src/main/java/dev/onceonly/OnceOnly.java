@@ -199,6 +199,23 @@ public final class OnceOnly implements AutoCloseable {
     NORMAL
   }
 
+  /** Whether {@link Builder#build()} applies the schema migrations or only checks the version. */
+  public enum Migrations {
+    /**
+     * Creates the tables, or brings them to this library's version, on open. The default. A schema
+     * already current is only read, so then no right to create tables is needed.
+     */
+    APPLY,
+    /**
+     * Creates and changes nothing: the schema must already be this library's version, applied by
+     * Flyway, Liquibase or {@code onceonly migrate} from the scripts under {@code
+     * dev/onceonly/sql/<dialect>/}. A missing, older or newer schema fails the open with a {@link
+     * SchemaVersionException} that names the scripts to apply. For applications whose database role
+     * may only read and write rows.
+     */
+    VALIDATE
+  }
+
   /** Configures and opens a {@link OnceOnly}. Not thread-safe. */
   public static final class Builder {
     private Path sqliteFile;
@@ -222,6 +239,7 @@ public final class OnceOnly implements AutoCloseable {
     private int groupCommitMaxBatch = 64;
     private Duration groupCommitMaxWait = Duration.ZERO;
     private DataSource listenForSends;
+    private Migrations migrations = Migrations.APPLY;
 
     private Builder() {}
 
@@ -497,10 +515,26 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
-     * Opens the store and applies the schema migrations.
+     * Sets whether opening applies the schema migrations or only checks that the schema is this
+     * library's version. Default {@link Migrations#APPLY}; choose {@link Migrations#VALIDATE} when
+     * Flyway or Liquibase owns the schema, or the application's role may not create tables.
+     *
+     * @param migrations the setting
+     * @return this builder
+     */
+    public Builder migrations(Migrations migrations) {
+      this.migrations = Objects.requireNonNull(migrations, "migrations");
+      return this;
+    }
+
+    /**
+     * Opens the store and applies the schema migrations, or with {@link Migrations#VALIDATE} checks
+     * the schema's version.
      *
      * @return the open store
      * @throws IllegalStateException unless exactly one of sqlite, dataSource or connection is set
+     * @throws SchemaVersionException if the schema is newer than this library, or with {@link
+     *     Migrations#VALIDATE} missing or older
      * @throws StoreException if the database cannot be opened or migrated
      */
     public OnceOnly build() {
@@ -515,7 +549,12 @@ public final class OnceOnly implements AutoCloseable {
         }
         InstantSource time =
             clock != null ? clock : databaseClock != null ? databaseClock : InstantSource.system();
-        new Migrator(database, tablePrefix, time).migrate();
+        Migrator migrator = new Migrator(database, tablePrefix, time);
+        if (migrations == Migrations.APPLY) {
+          migrator.migrate();
+        } else {
+          migrator.validate();
+        }
         return new OnceOnly(
             database,
             core(database, time),

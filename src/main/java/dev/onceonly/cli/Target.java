@@ -199,10 +199,13 @@ final class Target {
     }
   }
 
-  /** Opens the store on an existing, checked database. */
+  /**
+   * Opens the store on an existing, checked database, with migrations off: an operator command
+   * never changes the schema, and works as a role that may only read and write rows.
+   */
   OnceOnly open() {
     close(connectChecked());
-    return openStore(OnceOnly.builder());
+    return openStore(OnceOnly.builder().migrations(OnceOnly.Migrations.VALIDATE));
   }
 
   /** Opens the store with the given builder, creating and migrating the database if needed. */
