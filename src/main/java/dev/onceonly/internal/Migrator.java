@@ -60,17 +60,15 @@ public final class Migrator {
   }
 
   /**
-   * Brings the schema to {@link #latestVersion()}. A schema already current is only read, so a role
-   * without the right to create tables can open a database its owner migrated.
+   * Brings the schema to {@link #latestVersion()}. Runs in a write transaction even when there is
+   * nothing to do, so that an unwritable SQLite file is refused at open; but a schema already
+   * current is only read, so a PostgreSQL role without the right to create tables can open a
+   * database its owner migrated.
    *
    * @return the version found before migrating (0 for an empty database)
    * @throws SchemaVersionException if the database holds a newer schema than this library knows
    */
   public int migrate() {
-    int found = database.read(this::recordedVersion);
-    if (found == latestVersion()) {
-      return found;
-    }
     return database.write(this::migrate);
   }
 
@@ -142,6 +140,13 @@ public final class Migrator {
     // TABLE IF NOT EXISTS would otherwise race on the catalog). The lock is transaction-scoped, so
     // it holds no session state and works through PgBouncer's transaction pooling.
     database.lockKey(c, MIGRATION_LOCK_SPACE, prefix);
+    int recorded = recordedVersion(c);
+    if (recorded == latestVersion()) {
+      return recorded; // no DDL: PostgreSQL checks the CREATE right even for IF NOT EXISTS
+    }
+    if (recorded > latestVersion()) {
+      throw newer(recorded);
+    }
     execute(
         c,
         "CREATE TABLE IF NOT EXISTS "
