@@ -199,6 +199,25 @@ public final class OnceOnly implements AutoCloseable {
     NORMAL
   }
 
+  /** SQLite's {@code journal_mode} for files this library opens. */
+  public enum JournalMode {
+    /**
+     * Write-ahead log: readers never wait for the writer, and commits are cheap. The default.
+     * SQLite then keeps its WAL index in the {@code -shm} file through a shared memory mapping; if
+     * that file becomes unwritable under an open store ({@code chattr +i}), the kernel answers the
+     * next write to the mapping with SIGBUS and the whole JVM dies instead of one step failing.
+     */
+    WAL,
+    /**
+     * Rollback journal ({@code journal_mode=DELETE}): no shared memory mapping, so files that
+     * become unwritable under an open store fail the next write with a {@link StoreException}
+     * ({@code SQLITE_IOERR_WRITE}), nothing half-written, and the store works again once they are
+     * writable. Readers wait while a commit completes. The journal mode belongs to the file: every
+     * process that opens it must choose this, or the first one opening it in WAL switches it back.
+     */
+    DELETE
+  }
+
   /** Whether {@link Builder#build()} applies the schema migrations or only checks the version. */
   public enum Migrations {
     /**
@@ -240,12 +259,14 @@ public final class OnceOnly implements AutoCloseable {
     private Duration groupCommitMaxWait = Duration.ZERO;
     private DataSource listenForSends;
     private Migrations migrations = Migrations.APPLY;
+    private JournalMode journalMode = JournalMode.WAL;
 
     private Builder() {}
 
     /**
-     * Stores in an embedded SQLite file, opened by this library in WAL mode with {@code
-     * busy_timeout} and {@link #synchronous}. Never put it on a network file system.
+     * Stores in an embedded SQLite file, opened by this library in {@link #journalMode} (WAL unless
+     * set) with {@code busy_timeout} and {@link #synchronous}. Never put it on a network file
+     * system.
      *
      * @param file the database file (created if missing)
      * @return this builder
@@ -491,6 +512,19 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * Sets SQLite's {@code journal_mode} for files this library opens. Default {@link
+     * JournalMode#WAL}; {@link JournalMode#DELETE} where the files may become unwritable under a
+     * running store and a failed step must not take the JVM down with it.
+     *
+     * @param mode the journal mode
+     * @return this builder
+     */
+    public Builder journalMode(JournalMode mode) {
+      this.journalMode = Objects.requireNonNull(mode, "journalMode");
+      return this;
+    }
+
+    /**
      * Sets group commit for a SQLite file or a single connection: steps waiting at the same time
      * run in one transaction, each under its own savepoint, and commit once. A lone step never
      * waits for company unless {@code maxWait} is positive. Default: up to 64 steps, no wait.
@@ -637,7 +671,7 @@ public final class OnceOnly implements AutoCloseable {
       config.enforceForeignKeys(true);
       Connection c = SqliteUrls.open(config, sqliteFile);
       try {
-        useWal(c);
+        useJournalMode(c);
         return c;
       } catch (SQLException | RuntimeException e) {
         try {
@@ -650,22 +684,46 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
-     * Switches the file to WAL, retrying for up to {@code busyTimeout}. A new file starts with a
-     * rollback journal; while another connection is switching it too, SQLite answers {@code
-     * SQLITE_BUSY} at once instead of waiting {@code busy_timeout} (waiting there could deadlock),
-     * so processes that open a new file together must retry. On a file already in WAL it changes
-     * nothing.
+     * Switches the file to the journal mode, retrying for up to {@code busyTimeout}. A new file
+     * starts with a rollback journal; while another connection is switching it too, SQLite answers
+     * {@code SQLITE_BUSY} at once instead of waiting {@code busy_timeout} (waiting there could
+     * deadlock), so processes that open a new file together must retry. On a file already in the
+     * mode it changes nothing. Leaving WAL needs the file to itself: while another process has it
+     * open in WAL, SQLite keeps WAL, and the open fails rather than run in the mode not chosen.
      */
-    private void useWal(Connection c) throws SQLException {
+    private void useJournalMode(Connection c) throws SQLException {
+      String wanted = journalMode.name().toLowerCase(java.util.Locale.ROOT);
       long deadline = System.nanoTime() + busyTimeout.toNanos();
       long pauseMillis = 1;
       while (true) {
-        try (Statement s = c.createStatement()) {
-          s.execute("PRAGMA journal_mode = WAL");
+        try (Statement s = c.createStatement();
+            java.sql.ResultSet rs = s.executeQuery("PRAGMA journal_mode = " + wanted)) {
+          String mode = rs.next() ? rs.getString(1) : null;
+          if (!wanted.equalsIgnoreCase(mode)) {
+            throw new SQLException(
+                "journal_mode is "
+                    + mode
+                    + ", not "
+                    + wanted
+                    + " (another process has the file open?)");
+          }
           return;
         } catch (SQLException e) {
-          if ((e.getErrorCode() & 0xFF) != SQLITE_BUSY || System.nanoTime() - deadline > 0) {
+          if ((e.getErrorCode() & 0xFF) != SQLITE_BUSY) {
             throw e;
+          }
+          if (System.nanoTime() - deadline > 0) {
+            throw new SQLException(
+                "cannot set journal_mode "
+                    + wanted
+                    + " within busyTimeout (another connection"
+                    + " holds the file"
+                    + (journalMode == JournalMode.WAL ? "" : " in another mode")
+                    + "): "
+                    + e.getMessage(),
+                e.getSQLState(),
+                e.getErrorCode(),
+                e);
           }
           try {
             Thread.sleep(pauseMillis);
