@@ -3,7 +3,6 @@ package dev.onceonly.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
@@ -13,15 +12,13 @@ import dev.onceonly.StoreException;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.SendResult;
-import dev.onceonly.testing.EmbeddedPg;
+import dev.onceonly.testing.LeastPrivilegeDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,43 +30,21 @@ import org.junit.jupiter.api.Test;
  * owned by {@code postgres}; the role may not create anything anywhere in the database.
  */
 class PostgresLeastPrivilegeTest {
-  private static final AtomicInteger ROLES = new AtomicInteger();
-
-  /** The grants docs/postgresql.md gives, for the role {@code %1$s} on the schema {@code app}. */
-  static final List<String> GRANTS =
-      List.of(
-          "GRANT CONNECT ON DATABASE %2$s TO %1$s",
-          "GRANT USAGE ON SCHEMA app TO %1$s",
-          "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA app TO %1$s");
-
-  private String database;
+  private LeastPrivilegeDatabase db;
   private String role;
-  private HikariDataSource owner;
   private HikariDataSource application;
 
   @BeforeEach
   void migrateAsOwnerAndCreateTheRole() throws SQLException {
-    database = EmbeddedPg.newDatabase("least_privilege");
-    role = "app_rw_" + ROLES.incrementAndGet();
-    exec("REVOKE ALL ON DATABASE " + database + " FROM PUBLIC");
-    exec("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
-    exec("CREATE SCHEMA app");
-    owner = EmbeddedPg.pool(database, 2, "app");
-    OnceOnly.builder().dataSource(owner).build().close(); // the owner applies the migrations
-    exec("CREATE ROLE " + role + " LOGIN PASSWORD 'app-secret'");
-    for (String grant : GRANTS) {
-      exec(String.format(grant, role, database));
-    }
-    application = pool(role, "app-secret");
+    db = LeastPrivilegeDatabase.create();
+    role = db.role();
+    application = db.application();
   }
 
   @AfterEach
   void close() {
-    if (application != null) {
-      application.close();
-    }
-    if (owner != null) {
-      owner.close();
+    if (db != null) {
+      db.close();
     }
   }
 
@@ -162,36 +137,11 @@ class PostgresLeastPrivilegeTest {
         .isEqualTo(MigrationContract.MIGRATIONS.size());
   }
 
-  private HikariDataSource pool(String user, String password) {
-    HikariConfig config = new HikariConfig();
-    // not EmbeddedPg.url: its user=postgres parameter would win over the pool's user
-    config.setJdbcUrl(
-        "jdbc:postgresql://localhost:" + EmbeddedPg.server().getPort() + "/" + database);
-    config.setUsername(user);
-    config.setPassword(password);
-    config.setSchema("app");
-    config.setMaximumPoolSize(4);
-    config.setMinimumIdle(0);
-    config.setConnectionInitSql(EmbeddedPg.SET_TIME_ZONE);
-    config.setPoolName("pg-" + user);
-    return new HikariDataSource(config);
-  }
-
   private void exec(String sql) throws SQLException {
-    try (Connection c = EmbeddedPg.connect(database);
-        Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
+    db.exec(sql);
   }
 
   private long ownerCount(String sql) {
-    try (Connection c = EmbeddedPg.connect(database);
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    } catch (SQLException e) {
-      throw new StoreException(sql, "postgresql", e);
-    }
+    return db.ownerCount(sql);
   }
 }
