@@ -221,8 +221,9 @@ public final class OnceOnly implements AutoCloseable {
   /** Whether {@link Builder#build()} applies the schema migrations or only checks the version. */
   public enum Migrations {
     /**
-     * Creates the tables, or brings them to this library's version, on open. The default. A schema
-     * already current is only read, so then no right to create tables is needed.
+     * Creates the tables, or brings them to this library's version, on open. The default. On a
+     * schema already current it runs no DDL (only the migration lock and a read of the version, in
+     * a write transaction), so then no right to create tables is needed.
      */
     APPLY,
     /**
