@@ -17,6 +17,7 @@ import dev.onceonly.internal.SqlIntentStore;
 import dev.onceonly.internal.SqlJobQueue;
 import dev.onceonly.internal.SqlReceiptStore;
 import dev.onceonly.internal.SqlRejectionStore;
+import dev.onceonly.internal.SqliteUrls;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.sql.Dialect;
@@ -198,6 +199,43 @@ public final class OnceOnly implements AutoCloseable {
     NORMAL
   }
 
+  /** SQLite's {@code journal_mode} for files this library opens. */
+  public enum JournalMode {
+    /**
+     * Write-ahead log: readers never wait for the writer, and commits are cheap. The default.
+     * SQLite then keeps its WAL index in the {@code -shm} file through a shared memory mapping; if
+     * that file becomes unwritable under an open store ({@code chattr +i}), the kernel answers the
+     * next write to the mapping with SIGBUS and the whole JVM dies instead of one step failing.
+     */
+    WAL,
+    /**
+     * Rollback journal ({@code journal_mode=DELETE}): no shared memory mapping, so files that
+     * become unwritable under an open store fail the next write with a {@link StoreException}
+     * ({@code SQLITE_IOERR_WRITE}), nothing half-written, and the store works again once they are
+     * writable. Readers wait while a commit completes. The journal mode belongs to the file: every
+     * process that opens it must choose this, or the first one opening it in WAL switches it back.
+     */
+    DELETE
+  }
+
+  /** Whether {@link Builder#build()} applies the schema migrations or only checks the version. */
+  public enum Migrations {
+    /**
+     * Creates the tables, or brings them to this library's version, on open. The default. On a
+     * schema already current it runs no DDL (only the migration lock and a read of the version, in
+     * a write transaction), so then no right to create tables is needed.
+     */
+    APPLY,
+    /**
+     * Creates and changes nothing: the schema must already be this library's version, applied by
+     * Flyway, Liquibase or {@code onceonly migrate} from the scripts under {@code
+     * dev/onceonly/sql/<dialect>/}. A missing, older or newer schema fails the open with a {@link
+     * SchemaVersionException} that names the scripts to apply. For applications whose database role
+     * may only read and write rows.
+     */
+    VALIDATE
+  }
+
   /** Configures and opens a {@link OnceOnly}. Not thread-safe. */
   public static final class Builder {
     private Path sqliteFile;
@@ -221,12 +259,15 @@ public final class OnceOnly implements AutoCloseable {
     private int groupCommitMaxBatch = 64;
     private Duration groupCommitMaxWait = Duration.ZERO;
     private DataSource listenForSends;
+    private Migrations migrations = Migrations.APPLY;
+    private JournalMode journalMode = JournalMode.WAL;
 
     private Builder() {}
 
     /**
-     * Stores in an embedded SQLite file, opened by this library in WAL mode with {@code
-     * busy_timeout} and {@link #synchronous}. Never put it on a network file system.
+     * Stores in an embedded SQLite file, opened by this library in {@link #journalMode} (WAL unless
+     * set) with {@code busy_timeout} and {@link #synchronous}. Never put it on a network file
+     * system.
      *
      * @param file the database file (created if missing)
      * @return this builder
@@ -471,6 +512,19 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * Sets SQLite's {@code journal_mode} for files this library opens. Default {@link
+     * JournalMode#WAL}; {@link JournalMode#DELETE} where the files may become unwritable under a
+     * running store and a failed step must not take the JVM down with it.
+     *
+     * @param mode the journal mode
+     * @return this builder
+     */
+    public Builder journalMode(JournalMode mode) {
+      this.journalMode = Objects.requireNonNull(mode, "journalMode");
+      return this;
+    }
+
+    /**
      * Sets group commit for a SQLite file or a single connection: steps waiting at the same time
      * run in one transaction, each under its own savepoint, and commit once. A lone step never
      * waits for company: it commits at once. With a positive {@code maxWait}, a leader that already
@@ -494,10 +548,26 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
-     * Opens the store and applies the schema migrations.
+     * Sets whether opening applies the schema migrations or only checks that the schema is this
+     * library's version. Default {@link Migrations#APPLY}; choose {@link Migrations#VALIDATE} when
+     * Flyway or Liquibase owns the schema, or the application's role may not create tables.
+     *
+     * @param migrations the setting
+     * @return this builder
+     */
+    public Builder migrations(Migrations migrations) {
+      this.migrations = Objects.requireNonNull(migrations, "migrations");
+      return this;
+    }
+
+    /**
+     * Opens the store and applies the schema migrations, or with {@link Migrations#VALIDATE} checks
+     * the schema's version.
      *
      * @return the open store
      * @throws IllegalStateException unless exactly one of sqlite, dataSource or connection is set
+     * @throws SchemaVersionException if the schema is newer than this library, or with {@link
+     *     Migrations#VALIDATE} missing or older
      * @throws StoreException if the database cannot be opened or migrated
      */
     public OnceOnly build() {
@@ -512,7 +582,12 @@ public final class OnceOnly implements AutoCloseable {
         }
         InstantSource time =
             clock != null ? clock : databaseClock != null ? databaseClock : InstantSource.system();
-        new Migrator(database, tablePrefix, time).migrate();
+        Migrator migrator = new Migrator(database, tablePrefix, time);
+        if (migrations == Migrations.APPLY) {
+          migrator.migrate();
+        } else {
+          migrator.validate();
+        }
         return new OnceOnly(
             database,
             core(database, time),
@@ -593,9 +668,9 @@ public final class OnceOnly implements AutoCloseable {
               : SQLiteConfig.SynchronousMode.NORMAL);
       config.setBusyTimeout((int) Math.min(Integer.MAX_VALUE, busyTimeout.toMillis()));
       config.enforceForeignKeys(true);
-      Connection c = config.createConnection("jdbc:sqlite:" + sqliteFile.toAbsolutePath());
+      Connection c = SqliteUrls.open(config, sqliteFile);
       try {
-        useWal(c);
+        useJournalMode(c);
         return c;
       } catch (SQLException | RuntimeException e) {
         try {
@@ -608,22 +683,46 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
-     * Switches the file to WAL, retrying for up to {@code busyTimeout}. A new file starts with a
-     * rollback journal; while another connection is switching it too, SQLite answers {@code
-     * SQLITE_BUSY} at once instead of waiting {@code busy_timeout} (waiting there could deadlock),
-     * so processes that open a new file together must retry. On a file already in WAL it changes
-     * nothing.
+     * Switches the file to the journal mode, retrying for up to {@code busyTimeout}. A new file
+     * starts with a rollback journal; while another connection is switching it too, SQLite answers
+     * {@code SQLITE_BUSY} at once instead of waiting {@code busy_timeout} (waiting there could
+     * deadlock), so processes that open a new file together must retry. On a file already in the
+     * mode it changes nothing. Leaving WAL needs the file to itself: while another process has it
+     * open in WAL, SQLite keeps WAL, and the open fails rather than run in the mode not chosen.
      */
-    private void useWal(Connection c) throws SQLException {
+    private void useJournalMode(Connection c) throws SQLException {
+      String wanted = journalMode.name().toLowerCase(java.util.Locale.ROOT);
       long deadline = System.nanoTime() + busyTimeout.toNanos();
       long pauseMillis = 1;
       while (true) {
-        try (Statement s = c.createStatement()) {
-          s.execute("PRAGMA journal_mode = WAL");
+        try (Statement s = c.createStatement();
+            java.sql.ResultSet rs = s.executeQuery("PRAGMA journal_mode = " + wanted)) {
+          String mode = rs.next() ? rs.getString(1) : null;
+          if (!wanted.equalsIgnoreCase(mode)) {
+            throw new SQLException(
+                "journal_mode is "
+                    + mode
+                    + ", not "
+                    + wanted
+                    + " (another process has the file open?)");
+          }
           return;
         } catch (SQLException e) {
-          if ((e.getErrorCode() & 0xFF) != SQLITE_BUSY || System.nanoTime() - deadline > 0) {
+          if ((e.getErrorCode() & 0xFF) != SQLITE_BUSY) {
             throw e;
+          }
+          if (System.nanoTime() - deadline > 0) {
+            throw new SQLException(
+                "cannot set journal_mode "
+                    + wanted
+                    + " within busyTimeout (another connection"
+                    + " holds the file"
+                    + (journalMode == JournalMode.WAL ? "" : " in another mode")
+                    + "): "
+                    + e.getMessage(),
+                e.getSQLState(),
+                e.getErrorCode(),
+                e);
           }
           try {
             Thread.sleep(pauseMillis);

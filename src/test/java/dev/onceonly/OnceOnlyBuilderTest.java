@@ -103,4 +103,40 @@ class OnceOnlyBuilderTest {
     assertThat(Files.exists(file)).isTrue(); // created by the driver above, left empty
     assertThat(Db.count(file, "SELECT COUNT(*) FROM sqlite_master")).isZero();
   }
+
+  @Test
+  void journalModeDeleteOpensARollbackJournalFileAndWorks() throws Exception {
+    Path file = dir.resolve("rollback.db");
+    assertThatThrownBy(() -> OnceOnly.builder().journalMode(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("journalMode");
+    try (OnceOnly once =
+        OnceOnly.builder().sqlite(file).journalMode(OnceOnly.JournalMode.DELETE).build()) {
+      once.intents().register(IntentKey.of("s", "k"), "job", java.util.Map.of());
+      assertThat(Files.exists(dir.resolve("rollback.db-shm"))).isFalse();
+      assertThat(Files.exists(dir.resolve("rollback.db-wal"))).isFalse();
+    }
+    assertThat(Db.strings(file, "PRAGMA journal_mode")).containsExactly("delete");
+    assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_intents")).isOne();
+  }
+
+  @Test
+  void journalModeDeleteFailsTheOpenWhileAnotherStoreHoldsTheFileInWal() throws Exception {
+    Path file = dir.resolve("shared.db");
+    try (OnceOnly wal = OnceOnly.openSqlite(file)) {
+      wal.intents().register(IntentKey.of("s", "k"), "job", java.util.Map.of());
+      assertThatThrownBy(
+              () ->
+                  OnceOnly.builder()
+                      .sqlite(file)
+                      .journalMode(OnceOnly.JournalMode.DELETE)
+                      .busyTimeout(Duration.ofMillis(100))
+                      .build())
+          .isInstanceOfSatisfying(
+              StoreException.class, e -> assertThat(e.vendorCode() & 0xFF).isEqualTo(5))
+          .hasMessageContaining("cannot set journal_mode delete");
+      assertThat(wal.intents().find(IntentKey.of("s", "k"))).isPresent();
+    }
+    assertThat(Db.strings(file, "PRAGMA journal_mode")).containsExactly("wal");
+  }
 }

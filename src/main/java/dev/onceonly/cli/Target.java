@@ -3,6 +3,7 @@ package dev.onceonly.cli;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.OnceOnlyException;
 import dev.onceonly.internal.Migrator;
+import dev.onceonly.internal.SqliteUrls;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -104,7 +105,7 @@ final class Target {
       try {
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout(5_000);
-        return config.createConnection("jdbc:sqlite:" + db.toAbsolutePath());
+        return SqliteUrls.open(config, db);
       } catch (SQLException e) {
         throw new CliException(
             CliException.UNREACHABLE, "cannot open " + db + ": " + firstLine(e.getMessage()));
@@ -198,10 +199,13 @@ final class Target {
     }
   }
 
-  /** Opens the store on an existing, checked database. */
+  /**
+   * Opens the store on an existing, checked database, with migrations off: an operator command
+   * never changes the schema, and works as a role that may only read and write rows.
+   */
   OnceOnly open() {
     close(connectChecked());
-    return openStore(OnceOnly.builder());
+    return openStore(OnceOnly.builder().migrations(OnceOnly.Migrations.VALIDATE));
   }
 
   /** Opens the store with the given builder, creating and migrating the database if needed. */

@@ -1,6 +1,6 @@
 package dev.onceonly.internal;
 
-import dev.onceonly.StoreException;
+import dev.onceonly.SchemaVersionException;
 import dev.onceonly.sql.Dialect;
 import java.io.IOException;
 import java.io.InputStream;
@@ -60,13 +60,79 @@ public final class Migrator {
   }
 
   /**
-   * Brings the schema to {@link #latestVersion()}.
+   * Brings the schema to {@link #latestVersion()}. Runs in a write transaction even when there is
+   * nothing to do, so that an unwritable SQLite file is refused at open; but a schema already
+   * current is only read, so a PostgreSQL role without the right to create tables can open a
+   * database its owner migrated.
    *
    * @return the version found before migrating (0 for an empty database)
-   * @throws StoreException if the database holds a newer schema than this library knows
+   * @throws SchemaVersionException if the database holds a newer schema than this library knows
    */
   public int migrate() {
     return database.write(this::migrate);
+  }
+
+  /**
+   * Checks, without writing or creating anything, that the schema is {@link #latestVersion()}.
+   *
+   * @throws SchemaVersionException if the schema is missing, older or newer
+   */
+  public void validate() {
+    int found = database.read(this::recordedVersion);
+    if (found > latestVersion()) {
+      throw newer(found);
+    }
+    if (found == 0) {
+      throw new SchemaVersionException(
+          "no OnceOnly schema with prefix "
+              + prefix
+              + " (no table "
+              + prefix
+              + "schema_version) and migrations are off; "
+              + howToMigrate(1),
+          database.dialect().id(),
+          0,
+          latestVersion());
+    }
+    if (found < latestVersion()) {
+      throw new SchemaVersionException(
+          "the database schema is version "
+              + found
+              + ", older than this library's "
+              + latestVersion()
+              + ", and migrations are off; "
+              + howToMigrate(found + 1),
+          database.dialect().id(),
+          found,
+          latestVersion());
+    }
+  }
+
+  private String howToMigrate(int from) {
+    String scripts =
+        from == latestVersion()
+            ? SCRIPTS.get(from - 1)
+            : SCRIPTS.get(from - 1) + " to " + SCRIPTS.get(latestVersion() - 1);
+    return "apply "
+        + scripts
+        + " from dev/onceonly/sql/"
+        + database.dialect().id()
+        + "/ (Flyway or Liquibase, placeholder ${prefix} = "
+        + prefix
+        + "), run `onceonly migrate`, or open once with Migrations.APPLY as a user allowed to"
+        + " create tables";
+  }
+
+  private SchemaVersionException newer(int found) {
+    return new SchemaVersionException(
+        "the database schema is version "
+            + found
+            + ", newer than this library's "
+            + latestVersion()
+            + "; upgrade OnceOnly",
+        database.dialect().id(),
+        found,
+        latestVersion());
   }
 
   private int migrate(Connection c) throws SQLException {
@@ -74,6 +140,13 @@ public final class Migrator {
     // TABLE IF NOT EXISTS would otherwise race on the catalog). The lock is transaction-scoped, so
     // it holds no session state and works through PgBouncer's transaction pooling.
     database.lockKey(c, MIGRATION_LOCK_SPACE, prefix);
+    int recorded = recordedVersion(c);
+    if (recorded == latestVersion()) {
+      return recorded; // no DDL: PostgreSQL checks the CREATE right even for IF NOT EXISTS
+    }
+    if (recorded > latestVersion()) {
+      throw newer(recorded);
+    }
     execute(
         c,
         "CREATE TABLE IF NOT EXISTS "
@@ -84,14 +157,7 @@ public final class Migrator {
             + " NOT NULL)");
     int found = currentVersion(c);
     if (found > latestVersion()) {
-      throw new StoreException(
-          "the database schema is version "
-              + found
-              + ", newer than this library's "
-              + latestVersion()
-              + "; upgrade OnceOnly",
-          database.dialect().id(),
-          null);
+      throw newer(found);
     }
     for (int v = found + 1; v <= latestVersion(); v++) {
       String script = SCRIPTS.get(v - 1);
@@ -101,6 +167,27 @@ public final class Migrator {
       record(c, v, script);
     }
     return found;
+  }
+
+  /**
+   * Returns the recorded version, 0 when the version table is missing, without creating anything (a
+   * missing table found by a failing query would abort a PostgreSQL transaction).
+   */
+  private int recordedVersion(Connection c) throws SQLException {
+    String table = prefix + "schema_version";
+    String exists =
+        database.dialect() == Dialect.POSTGRESQL
+            ? "SELECT to_regclass(?) IS NOT NULL" // resolved through search_path, as queries are
+            : "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?";
+    try (PreparedStatement ps = c.prepareStatement(exists)) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next() || !rs.getBoolean(1)) {
+          return 0;
+        }
+      }
+    }
+    return currentVersion(c);
   }
 
   private int currentVersion(Connection c) throws SQLException {

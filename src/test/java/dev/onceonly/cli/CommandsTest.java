@@ -3,13 +3,19 @@ package dev.onceonly.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onceonly.internal.Migrator;
 import dev.onceonly.testing.ContractDatabase;
 import dev.onceonly.testing.SqliteContractDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -105,6 +111,29 @@ class CommandsTest extends CommandsContract {
     JsonNode dead = json(CliRun.of("dead-letters", "list", "--jdbc-url", url, "--json"));
     assertThat(dead.get("deadLetters").get(0).get("deadAt").asText())
         .isEqualTo(instant("dead_at", "onceonly_dead_letters", "message_key = 'm-1'").toString());
+  }
+
+  @Test
+  void migrateAndStatusUseExactlyTheNamedFile() throws Exception {
+    Path folder = Files.createDirectory(dir.resolve("named"));
+    Path file = folder.resolve("new?cache_size=1&x=1 #%41");
+    CliRun migrate = CliRun.of("migrate", "--db", file.toString());
+    assertThat(migrate.status()).as("%s", migrate).isZero();
+    assertThat(migrate.out()).contains(file.toString());
+    try (Stream<Path> files = Files.list(folder)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .containsExactly(file.getFileName().toString());
+    }
+    String uri = "jdbc:sqlite:" + file.toUri().toASCIIString() + "?mode=ro";
+    try (Connection c = DriverManager.getConnection(uri);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM onceonly_schema_version")) {
+      rs.next();
+      assertThat(rs.getLong(1)).isEqualTo(Migrator.latestVersion());
+    }
+    CliRun status = CliRun.of("status", "--db", file.toString(), "--json");
+    assertThat(status.status()).as("%s", status).isZero();
+    assertThat(json(status).get("pendingIntents").asLong()).isZero();
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
+import dev.onceonly.SchemaVersionException;
 import dev.onceonly.StoreException;
 import dev.onceonly.testing.Race;
 import java.time.Duration;
@@ -181,5 +182,84 @@ public abstract class MigrationContract extends ContractSupport {
       opened.get(i).intents().register(IntentKey.of("s", "k-" + i), "job", Map.of());
     }
     assertThat(count("SELECT COUNT(*) FROM onceonly_intents")).isEqualTo(8);
+  }
+
+  @Test
+  void withMigrationsValidateAnEmptyDatabaseIsRefusedAndNothingIsCreated() {
+    assertThatThrownBy(() -> open(clock, b -> b.migrations(OnceOnly.Migrations.VALIDATE)))
+        .isInstanceOfSatisfying(
+            SchemaVersionException.class,
+            e -> {
+              assertThat(e.found()).isZero();
+              assertThat(e.required()).isEqualTo(MIGRATIONS.size());
+            })
+        .hasMessageContaining("no OnceOnly schema with prefix onceonly_")
+        .hasMessageContaining("migrations are off")
+        .hasMessageContaining(
+            "apply V1__receipt_core.sql to " + MIGRATIONS.get(MIGRATIONS.size() - 1))
+        .hasMessageContaining("onceonly migrate");
+    assertThat(tables()).isEmpty();
+  }
+
+  @Test
+  void withMigrationsValidateAnOlderSchemaIsRefusedAndLeftAlone() {
+    start();
+    once.intents().register(IntentKey.of("s", "k"), "job", Map.of());
+    once.close();
+    exec("DELETE FROM onceonly_schema_version WHERE version = " + MIGRATIONS.size());
+    Map<String, List<String>> before = snapshot();
+
+    assertThatThrownBy(() -> open(clock, b -> b.migrations(OnceOnly.Migrations.VALIDATE)))
+        .isInstanceOfSatisfying(
+            SchemaVersionException.class,
+            e -> assertThat(e.found()).isEqualTo(MIGRATIONS.size() - 1))
+        .hasMessageContaining(
+            "the database schema is version "
+                + (MIGRATIONS.size() - 1)
+                + ", older than this library's "
+                + MIGRATIONS.size())
+        .hasMessageContaining("apply " + MIGRATIONS.get(MIGRATIONS.size() - 1) + " from");
+    assertThat(snapshot()).isEqualTo(before);
+
+    // Applying opens it again, and the data is still there.
+    OnceOnly migrated = track(open(clock, b -> {}));
+    assertThat(migrated.intents().find(IntentKey.of("s", "k"))).isPresent();
+    assertThat(strings("SELECT version FROM onceonly_schema_version ORDER BY version"))
+        .containsExactlyElementsOf(versions());
+  }
+
+  @Test
+  void withMigrationsValidateACurrentSchemaOpensAndWritesRows() {
+    start();
+    once.close();
+    Map<String, List<String>> before = snapshot();
+    OnceOnly validated = track(open(clock, b -> b.migrations(OnceOnly.Migrations.VALIDATE)));
+    assertThat(snapshot()).isEqualTo(before);
+    validated.intents().register(IntentKey.of("s", "k"), "job", Map.of());
+    validated.close();
+    assertThat(count("SELECT COUNT(*) FROM onceonly_intents")).isOne();
+    assertThat(count("SELECT COUNT(*) FROM onceonly_schema_version")).isEqualTo(MIGRATIONS.size());
+  }
+
+  @Test
+  void withMigrationsValidateANewerSchemaIsRefused() {
+    start();
+    once.close();
+    exec(
+        "INSERT INTO onceonly_schema_version (version, description, applied_at)"
+            + " VALUES (99, 'V99__from_the_future.sql', "
+            + timeLiteral(0)
+            + ")");
+    assertThatThrownBy(() -> open(clock, b -> b.migrations(OnceOnly.Migrations.VALIDATE)))
+        .isInstanceOfSatisfying(
+            SchemaVersionException.class, e -> assertThat(e.found()).isEqualTo(99))
+        .hasMessageContaining("newer");
+  }
+
+  @Test
+  void migrationsNullIsRefused() {
+    assertThatThrownBy(() -> OnceOnly.builder().migrations(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("migrations");
   }
 }

@@ -101,6 +101,9 @@ public final class ChildJvm implements AutoCloseable {
     command.add("-Xmx128m");
     command.add("-XX:+UseSerialGC");
     command.add("-XX:TieredStopAtLevel=1");
+    // A child that crashes writes its report beside its logs, not into the working directory.
+    command.add("-XX:ErrorFile=" + logDir.toAbsolutePath().resolve(name + "-hs_err_pid%p.log"));
+    command.add("-XX:-CreateCoredumpOnCrash");
     command.add("-cp");
     command.add(classPath);
     command.add(main.getName());

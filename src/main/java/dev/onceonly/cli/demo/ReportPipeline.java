@@ -8,6 +8,7 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Reconciler;
 import dev.onceonly.Registration;
+import dev.onceonly.internal.SqliteUrls;
 import dev.onceonly.queue.IntentMessage;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Message;
@@ -160,7 +161,7 @@ public final class ReportPipeline {
   static Connection connect(Path file) throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout((int) BUSY_TIMEOUT.toMillis());
-    return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+    return SqliteUrls.open(config, file);
   }
 
   /**
