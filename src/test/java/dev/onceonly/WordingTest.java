@@ -127,7 +127,8 @@ class WordingTest {
   /** The files a user reads: main sources and resources, README.md and docs/*.md. */
   private static List<Path> sources() throws IOException {
     List<Path> out = new ArrayList<>();
-    for (String root : List.of("src/main/java", "src/main/resources")) {
+    for (String root :
+        List.of("src/main/java", "src/main/resources", "src/main/resources-filtered")) {
       Path dir = Path.of(root);
       if (Files.isDirectory(dir)) {
         try (Stream<Path> files = Files.walk(dir)) {
