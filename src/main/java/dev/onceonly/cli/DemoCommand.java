@@ -19,13 +19,13 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code onceonly demo}: seed 000's workshop and seed 003's ticket case, checked by the rows. */
+/** {@code onceonly demo}: the report workshop and the ticket desk, checked by the rows. */
 @Command(
     name = "demo",
     description = {
-      "Runs seed 000's report workshop (a crashed worker, a duplicate publish, a tampered message,"
-          + " the reconciler) and seed 003's ticket case (lost response, retry, conflicting"
-          + " intent), then counts the rows.",
+      "Runs the report workshop (report jobs registered and published, a worker that crashes"
+          + " inside its effect, a duplicate publish, a tampered message, the reconciler) and the"
+          + " ticket desk (a lost response, its retry, a conflicting intent), then counts the rows.",
       "The last line is machine-checkable and ends in OK only when every intent has exactly one"
           + " effect and nothing is pending; run it again on the same file to see Repeated."
     })
@@ -69,7 +69,7 @@ final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--seed",
       defaultValue = "20000",
-      description = "seed of the samples (default: ${DEFAULT-VALUE})")
+      description = "random seed of the jobs' samples (default: ${DEFAULT-VALUE})")
   long seed;
 
   @Override

@@ -167,7 +167,7 @@ public interface JobQueue {
 
   /**
    * Removes a message by key, whether it waits or is in flight; a holder of its lease then gets
-   * {@link QueueResult.LeaseLost}. This finishes seed 004's at-most-once pattern: acknowledge the
+   * {@link QueueResult.LeaseLost}. This finishes the queue's at-most-once pattern: acknowledge the
    * delivery on arrival with {@link #ackAndSend} that also sends a watchdog message due after the
    * work should be done, do the work, then withdraw the watchdog. If the worker dies, the watchdog
    * is delivered and tells that the work may not have finished; it is never done twice.

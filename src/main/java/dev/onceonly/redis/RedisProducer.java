@@ -7,10 +7,10 @@ import dev.onceonly.Registration;
 import java.util.Objects;
 
 /**
- * Seed 000's producer: registers an intent in the {@link IntentStore} first, then adds its message
- * to the stream. If the process dies in between, the {@link dev.onceonly.Reconciler} publishes the
- * intent later; if the reply of {@code XADD} is lost, publishing again is safe, since the receiver
- * recognises the intent by scope and key. Thread-safe.
+ * The producer of a register-then-publish pipeline: registers an intent in the {@link IntentStore}
+ * first, then adds its message to the stream. If the process dies in between, the {@link
+ * dev.onceonly.Reconciler} publishes the intent later; if the reply of {@code XADD} is lost,
+ * publishing again is safe, since the receiver recognises the intent by scope and key. Thread-safe.
  */
 public final class RedisProducer {
   private final IntentStore intents;

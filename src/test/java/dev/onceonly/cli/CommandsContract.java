@@ -73,9 +73,9 @@ abstract class CommandsContract {
   static void prepare(ContractDatabase db, String prefix) {
     MutableClock clock = new MutableClock(THEN);
     try (OnceOnly once = db.builder().tablePrefix(prefix).clock(clock).build()) {
-      once.intents().register(IntentKey.of("taller", "lote-2"), "make_report", Map.of("n", 2));
+      once.intents().register(IntentKey.of("workshop", "batch-2"), "make_report", Map.of("n", 2));
       clock.advance(Duration.ofSeconds(1));
-      once.intents().register(IntentKey.of("taller", "lote-1"), "make_report", Map.of("n", 1));
+      once.intents().register(IntentKey.of("workshop", "batch-1"), "make_report", Map.of("n", 1));
       once.receipts()
           .execute(
               IntentKey.of("u-1", "op-17"),
@@ -165,11 +165,11 @@ abstract class CommandsContract {
   void pendingListsIntentsWithoutReceiptInKeyOrder() throws Exception {
     JsonNode pending = json(run("pending", "--json")).get("pending");
     assertThat(pending).hasSize(2);
-    assertThat(pending.get(0).get("key").asText()).isEqualTo("lote-1");
-    assertThat(pending.get(1).get("key").asText()).isEqualTo("lote-2");
+    assertThat(pending.get(0).get("key").asText()).isEqualTo("batch-1");
+    assertThat(pending.get(1).get("key").asText()).isEqualTo("batch-2");
     assertThat(Instant.parse(pending.get(0).get("registered").asText()))
         .as("the instant in the row, whatever the session's time zone")
-        .isEqualTo(instant("created_at", "onceonly_intents", "intent_key = 'lote-1'"))
+        .isEqualTo(instant("created_at", "onceonly_intents", "intent_key = 'batch-1'"))
         .isEqualTo(THEN.plusSeconds(1).truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
     assertThat(run("pending").out()).startsWith("2 pending intent(s)\nscope ");
   }

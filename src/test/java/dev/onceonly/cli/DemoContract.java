@@ -37,7 +37,7 @@ abstract class DemoContract {
   private static final int JOBS = 60;
   private static final long SEED = 20_000; // the demo's default
   private static final int WITHHELD =
-      3; // lote-007, -027, -047: the producer dies before publishing
+      3; // batch-007, -027, -047: the producer dies before publishing
 
   /** Returns this test's empty database, the same on every call. */
   abstract ContractDatabase database();
@@ -58,7 +58,7 @@ abstract class DemoContract {
     assertThat(first.status()).as("%s", first).isZero();
     assertThat(first.out())
         .contains("died before the commit: rolled back, delivery abandoned")
-        .contains("taller/lote-000 came back (attempt 2) and is created")
+        .contains("workshop/batch-000 came back (attempt 2) and is created")
         .contains("reconciler: 3 intents without a receipt, 3 published again")
         .contains("request: Created ticket 1")
         .contains("retry with the same key: Repeated ticket 1")
@@ -72,7 +72,7 @@ abstract class DemoContract {
     CliRun second = CliRun.of(demo);
     assertThat(second.status()).as("%s", second).isZero();
     assertThat(second.out())
-        .contains("took lote-000, already done: Repeated, acknowledged")
+        .contains("took batch-000, already done: Repeated, acknowledged")
         .contains("request: Repeated ticket 1");
     Map<String, Long> two = summary(second);
     assertRows(two, 8);
@@ -86,7 +86,7 @@ abstract class DemoContract {
     String[] demo = demo(50);
     CliRun clean = CliRun.of(demo);
     assertThat(clean.status()).as("%s", clean).isZero();
-    database().exec("INSERT INTO reports SELECT * FROM reports WHERE job_id = 'lote-005'");
+    database().exec("INSERT INTO reports SELECT * FROM reports WHERE job_id = 'batch-005'");
 
     CliRun run = CliRun.of(demo);
 
@@ -126,12 +126,12 @@ abstract class DemoContract {
     assertThat(summary.get("rejected")).isEqualTo(4);
     List<String> means = new ArrayList<>();
     for (ReportPipeline.ReportJob job : ReportPipeline.jobs(SEED, JOBS)) {
-      means.add(job.jobId() + "=" + Reports.Report.of(job.samples()).media());
+      means.add(job.jobId() + "=" + Reports.Report.of(job.samples()).mean());
     }
     List<String> stored = new ArrayList<>();
     try (Connection c = db.connect();
         Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT job_id, media FROM reports ORDER BY job_id")) {
+        ResultSet rs = s.executeQuery("SELECT job_id, mean FROM reports ORDER BY job_id")) {
       while (rs.next()) {
         stored.add(rs.getString(1) + "=" + rs.getDouble(2));
       }

@@ -37,7 +37,7 @@ class DemoRedisTest {
           "demo: intents=(\\d+) effects=(\\d+) duplicates=(\\d+) repeated=(\\d+) conflicts=(\\d+)"
               + " rejected=(\\d+) pending=(\\d+) (OK|FAILED)");
   private static final int JOBS = 60;
-  private static final int WITHHELD = 3; // lote-007, -027, -047: the producer dies before them
+  private static final int WITHHELD = 3; // batch-007, -027, -047: the producer dies before them
   private static final int HOSTILE = 4;
 
   @TempDir Path dir;
@@ -63,7 +63,7 @@ class DemoRedisTest {
       assertThat(first.out())
           .contains("over the Redis stream " + RedisTransport.STREAM)
           .contains("died before the commit: rolled back, delivery abandoned")
-          .contains("taller/lote-000 came back (attempt 2) and is ")
+          .contains("workshop/batch-000 came back (attempt 2) and is ")
           .contains("reconciler: 3 intents without a receipt, 3 published again")
           .contains("retry with the same key: Repeated ticket 1");
       long[] one = summary(first);
@@ -76,7 +76,7 @@ class DemoRedisTest {
       CliRun second = CliRun.of(demo);
       assertThat(second.status()).as("%s", second).isZero();
       assertThat(second.out())
-          .contains("took lote-000, already done: Repeated, acknowledged")
+          .contains("took batch-000, already done: Repeated, acknowledged")
           .contains("request: Repeated ticket 1");
       long[] two = summary(second);
       assertRows(file, two, 2 * HOSTILE);
@@ -144,7 +144,7 @@ class DemoRedisTest {
           stream,
           ">");
       assertThat(transport.unsettled()).as("one pending, one undelivered").isEqualTo(2);
-      client.sendCommand(Protocol.Command.HSET, stream + ":dead", "taller/lote-001", "0-1");
+      client.sendCommand(Protocol.Command.HSET, stream + ":dead", "workshop/batch-001", "0-1");
       assertThat(transport.pendingOutsideStore()).as("and a dead letter").isEqualTo(3);
 
       List<?> read =

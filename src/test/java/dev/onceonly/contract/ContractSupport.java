@@ -205,7 +205,7 @@ public abstract class ContractSupport {
     }
   }
 
-  /** Creates seed 003's {@code tickets} table, the business table of most effects here. */
+  /** Creates the ticket desk's {@code tickets} table, the business table of most effects here. */
   protected void createTickets() {
     try (Connection c = connect()) {
       createTickets(c);

@@ -42,8 +42,8 @@ public abstract class IntentStoreContract extends ContractSupport {
   static final String INTENTS = "onceonly_intents";
   static final String RECEIPTS = "onceonly_receipts";
   static final IntentKey LOTE_A = IntentKey.of("taller-1", "lote-A");
-  static final Map<String, List<Integer>> SAMPLES = Map.of("muestras", List.of(10, 20, 30));
-  static final Map<String, List<Integer>> OTHER_SAMPLES = Map.of("muestras", List.of(999));
+  static final Map<String, List<Integer>> SAMPLES = Map.of("samples", List.of(10, 20, 30));
+  static final Map<String, List<Integer>> OTHER_SAMPLES = Map.of("samples", List.of(999));
 
   /** Sorts intent keys the way the contract promises: by scope, then key, as binary strings. */
   static final Comparator<IntentKey> ORDER =
@@ -83,7 +83,7 @@ public abstract class IntentStoreContract extends ContractSupport {
             Reports.OPERATION,
             arguments,
             Report.class,
-            ReportTable.create(key.key(), arguments.get("muestras")));
+            ReportTable.create(key.key(), arguments.get("samples")));
   }
 
   static Effect<Report, SQLException> mustNotRun() {
@@ -114,7 +114,7 @@ public abstract class IntentStoreContract extends ContractSupport {
     reopen();
     assertThat(intents()).isOne();
     assertThat(strings("SELECT arguments FROM " + INTENTS))
-        .containsExactly("{\"muestras\":[10,20,30]}");
+        .containsExactly("{\"samples\":[10,20,30]}");
     assertThat(strings("SELECT fingerprint FROM " + INTENTS)).containsExactly(fp.toString());
     assertThat(count("SELECT " + millis("created_at") + " FROM " + INTENTS))
         .isEqualTo(registeredAt);
@@ -158,7 +158,7 @@ public abstract class IntentStoreContract extends ContractSupport {
 
   private static void insertReport(Connection c, String jobId) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement("INSERT INTO reports (job_id, media) VALUES (?, 0)")) {
+        c.prepareStatement("INSERT INTO reports (job_id, mean) VALUES (?, 0)")) {
       ps.setString(1, jobId);
       ps.executeUpdate();
     }
@@ -216,7 +216,7 @@ public abstract class IntentStoreContract extends ContractSupport {
     assertThat(once.intents().pending(10)).extracting(Intent::key).containsExactly(LOTE_A);
   }
 
-  /** Seed 000, "Comprobar el receptor antes de añadir Redis", plus its altered message. */
+  /** The report workshop's receiver, checked before Redis is added, plus its altered message. */
   @Test
   void seed000RegisterThenReportOnceThenRefuseOtherSamples() throws Exception {
     start(b -> b.validator(Reports.OPERATION, Reports.VALIDATOR));
@@ -235,14 +235,14 @@ public abstract class IntentStoreContract extends ContractSupport {
     // Reusing lote-A for other samples is an explicit error, at registration and at delivery.
     assertThat(once.intents().register(LOTE_A, Reports.OPERATION, OTHER_SAMPLES))
         .isInstanceOf(Registration.Conflict.class);
-    assertThat(makeReport(LOTE_A, Map.of("muestras", List.of(10, 20, 31))))
+    assertThat(makeReport(LOTE_A, Map.of("samples", List.of(10, 20, 31))))
         .isInstanceOf(Outcome.Conflict.class);
 
     reopen();
     assertThat(intents()).isOne();
     assertThat(receipts()).isOne();
     assertThat(reports()).isOne();
-    assertThat(count("SELECT COUNT(*) FROM reports WHERE media = 20.0")).isOne();
+    assertThat(count("SELECT COUNT(*) FROM reports WHERE mean = 20.0")).isOne();
     assertThat(once.intents().pending(100)).isEmpty();
   }
 
@@ -262,7 +262,7 @@ public abstract class IntentStoreContract extends ContractSupport {
             IntentKey.of("ab", "k-0"));
     for (IntentKey key : keys) {
       once.intents()
-          .register(key, Reports.OPERATION, Map.of("muestras", List.of(key.hashCode() & 0xff)));
+          .register(key, Reports.OPERATION, Map.of("samples", List.of(key.hashCode() & 0xff)));
     }
     // Two of them have run.
     IntentKey done1 = IntentKey.of("a", "k-2");

@@ -103,12 +103,12 @@ public abstract class InvalidRequestContract extends ContractSupport {
   }
 
   static Map<String, Object> samples(Object... samples) {
-    return Map.of("muestras", Arrays.asList(samples));
+    return Map.of("samples", Arrays.asList(samples));
   }
 
   static Stream<Bad> badRequests() {
     Map<String, Object> extraMember = new LinkedHashMap<>();
-    extraMember.put("muestras", List.of(10, 20, 30));
+    extraMember.put("samples", List.of(10, 20, 30));
     extraMember.put("extra", 1);
     List<Integer> hundredAndOne = new ArrayList<>();
     for (int i = 0; i < 101; i++) {
@@ -167,13 +167,13 @@ public abstract class InvalidRequestContract extends ContractSupport {
             GOOD_OPERATION,
             new Object(),
             "arguments"),
-        badSchema("unknown member next to muestras", extraMember),
-        badSchema("no muestras", Map.of("samples", List.of(10))),
+        badSchema("unknown member next to samples", extraMember),
+        badSchema("no samples", Map.of("values", List.of(10))),
         badSchema("empty object", Map.of()),
         badSchema("not an object", List.of(10, 20)),
-        badSchema("muestras not an array", Map.of("muestras", "10,20")),
+        badSchema("samples not an array", Map.of("samples", "10,20")),
         badSchema("no samples", samples()),
-        badSchema("101 samples", Map.of("muestras", hundredAndOne)),
+        badSchema("101 samples", Map.of("samples", hundredAndOne)),
         badSchema("a boolean sample", samples(10, true)),
         badSchema("a fractional sample", samples(10, 10.5)),
         badSchema("a string sample", samples("10")),

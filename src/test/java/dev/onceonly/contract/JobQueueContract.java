@@ -51,7 +51,7 @@ public abstract class JobQueueContract extends QueueContractSupport {
 
   // ---- outbox -------------------------------------------------------------------------------
 
-  /** Seed 004, "work after a transaction commits": the user row and its welcome e-mail task. */
+  /** Queue pattern "work after a transaction commits": the user row and its welcome e-mail task. */
   @Test
   void outboxSendCommitsWithTheCallersTransaction() throws Exception {
     db.exec("CREATE TABLE users (user_id VARCHAR(20) PRIMARY KEY, user_name VARCHAR(100))");
@@ -158,7 +158,7 @@ public abstract class JobQueueContract extends QueueContractSupport {
   @Test
   void aMessageDueLaterIsNotDeliveredUntilTheClockPassesIt() {
     JobQueue q = once.queue();
-    Instant due = T0.plus(Duration.ofDays(29)); // seed 004's trial reminder
+    Instant due = T0.plus(Duration.ofDays(29)); // the trial reminder
     q.send(Message.of(Q, "trial-expire-reminder", Map.of("type", "reminder")).deliverAt(due));
     assertThat(q.nextDue(Q)).contains(due);
 
@@ -590,7 +590,9 @@ public abstract class JobQueueContract extends QueueContractSupport {
 
   // ---- large payloads -----------------------------------------------------------------------
 
-  /** Seed 004, "large message payloads": the body is stored out of band and read by reference. */
+  /**
+   * Queue pattern "large message payloads": the body is stored out of band and read by reference.
+   */
   @Test
   void aLargeBodyTravelsByReferenceAndLeavesWithTheAck() throws Exception {
     byte[] body = new byte[5 * 1024 * 1024];

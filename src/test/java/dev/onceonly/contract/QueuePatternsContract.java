@@ -29,9 +29,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Seed 004's queue patterns, end to end on the library: waiting for several events before going on
- * (a join), and a periodic job that schedules its own next run. The outbox, delayed delivery and
- * large payloads are in {@link JobQueueContract}.
+ * The queue patterns, end to end on the library: waiting for several events before going on (a
+ * join), and a periodic job that schedules its own next run. The outbox, delayed delivery and large
+ * payloads are in {@link JobQueueContract}.
  */
 public abstract class QueuePatternsContract extends QueueContractSupport {
   static final String CHECKS = "order-check";
@@ -40,7 +40,7 @@ public abstract class QueuePatternsContract extends QueueContractSupport {
   static final Duration RECHECK = Duration.ofMinutes(1);
 
   /**
-   * Seed 004, "wait for several events before continuing": order fulfilment needs both the
+   * Queue pattern "wait for several events before continuing": order fulfilment needs both the
    * inventory and the payment confirmed.
    *
    * <ol>
@@ -66,8 +66,8 @@ public abstract class QueuePatternsContract extends QueueContractSupport {
    * <p>End state: exactly one shipment row per order.
    */
   /**
-   * Seed 004, long work processed at most once: acknowledge the delivery on arrival and, in the
-   * same transaction, send a watchdog message due after the work should be done; withdraw the
+   * Queue pattern: long work processed at most once: acknowledge the delivery on arrival and, in
+   * the same transaction, send a watchdog message due after the work should be done; withdraw the
    * watchdog when the work is done. The work is never delivered twice; if the worker dies, the
    * watchdog arrives instead and says the work may not have finished.
    */
@@ -165,12 +165,13 @@ public abstract class QueuePatternsContract extends QueueContractSupport {
   }
 
   /**
-   * Seed 004, "perform an action periodically": the handler does its work, then acknowledges the
-   * current run and schedules the next one in one transaction ({@code ackAndSend}). Each run, the
-   * first holder stalls past its lease and a second one claims the same message; both finish the
-   * work and race to schedule the next run behind a start gate. The work is a receipts step, so it
-   * commits once; the loser's {@code ackAndSend} is {@code LeaseLost} and sends nothing, so exactly
-   * one next run is ever queued, whether the next run has a key of its own or the same fixed key.
+   * Queue pattern "perform an action periodically": the handler does its work, then acknowledges
+   * the current run and schedules the next one in one transaction ({@code ackAndSend}). Each run,
+   * the first holder stalls past its lease and a second one claims the same message; both finish
+   * the work and race to schedule the next run behind a start gate. The work is a receipts step, so
+   * it commits once; the loser's {@code ackAndSend} is {@code LeaseLost} and sends nothing, so
+   * exactly one next run is ever queued, whether the next run has a key of its own or the same
+   * fixed key.
    */
   @ParameterizedTest(name = "fixed key: {0}")
   @ValueSource(booleans = {false, true})

@@ -63,7 +63,7 @@ public abstract class ReceiptStoreContract extends ContractSupport {
 
   // --- helpers -----------------------------------------------------------------------------
 
-  /** Seed 003's {@code create_ticket}: the effect inserts a ticket for the key's owner. */
+  /** The ticket desk's {@code create_ticket}: the effect inserts a ticket for the key's owner. */
   Outcome<Ticket> createTicket(IntentKey key, Map<String, String> arguments) throws SQLException {
     return once.receipts()
         .execute(
@@ -179,7 +179,7 @@ public abstract class ReceiptStoreContract extends ContractSupport {
     assertThat(receipts()).isOne();
   }
 
-  /** Seed 003, "Comprobar los efectos después de reabrir", step by step. */
+  /** The ticket desk, its effects checked after reopening, step by step. */
   @Test
   void seed003LostResponseThenFailureBeforeCommit() throws Exception {
     start(b -> b.validator(OPERATION, Tickets.VALIDATOR));
@@ -224,7 +224,7 @@ public abstract class ReceiptStoreContract extends ContractSupport {
     assertThat(count("SELECT COUNT(*) FROM tickets WHERE owner = 'u-1'")).isEqualTo(2);
   }
 
-  /** Seed 003's own checks of a ticket request, refused before anything is written. */
+  /** The ticket desk's own checks of a ticket request, refused before anything is written. */
   @Test
   void seed003RefusesMalformedTicketRequests() throws Exception {
     start(b -> b.validator(OPERATION, Tickets.VALIDATOR));

@@ -28,9 +28,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract of {@link Reconciler} publishing into the job queue (seed 000: the producer stores
- * the intent, then publishes; reconciliation publishes again every intent without a receipt). 250
- * intents are registered; 100 of them already have their receipt.
+ * The contract of {@link Reconciler} publishing into the job queue (the report workshop: the
+ * producer stores the intent, then publishes; reconciliation publishes again every intent without a
+ * receipt). 250 intents are registered; 100 of them already have their receipt.
  */
 public abstract class ReconcilerContract extends QueueContractSupport {
   static final String REPORTS = "reports";

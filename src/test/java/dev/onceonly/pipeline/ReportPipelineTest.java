@@ -41,10 +41,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seed 000 end to end on the SQL queue: 200 report jobs of the workshop, registered and then
- * published; a producer that dies between the two for ten of them; four worker threads in this JVM
- * and a worker in a child JVM that is killed with SIGKILL while it holds leases, one of them inside
- * an uncommitted effect; a publish repeated while its message waits and one repeated after it was
+ * The report workshop end to end on the SQL queue: 200 report jobs, registered and then published;
+ * a producer that dies between the two for ten of them; four worker threads in this JVM and a
+ * worker in a child JVM that is killed with SIGKILL while it holds leases, one of them inside an
+ * uncommitted effect; a publish repeated while its message waits and one repeated after it was
  * acknowledged; a tampered message, two with a bad schema and one for a job nobody registered; and
  * a reconciler that publishes the intents that never were. Afterwards, through a fresh connection:
  * exactly one correct report per job, one receipt each, the four refused messages kept as bounded
@@ -155,7 +155,7 @@ class ReportPipelineTest {
     Set<String> crashed =
         jobs.stream()
             .map(ReportJob::jobId)
-            .filter(id -> Integer.parseInt(id.substring(5)) % 20 == 7)
+            .filter(id -> Integer.parseInt(id.substring(id.lastIndexOf('-') + 1)) % 20 == 7)
             .collect(Collectors.toSet());
     assertThat(crashed).hasSize(10).doesNotContain(victim.jobId(), republished.jobId());
 
@@ -346,7 +346,7 @@ class ReportPipelineTest {
     jobs.forEach(j -> expected.put(j.jobId(), expected(j.samples())));
     Map<String, Report> written = new TreeMap<>();
     for (ReportRow r : audit.reports()) {
-      written.put(r.jobId(), new Report(r.cantidad(), r.minimo(), r.maximo(), r.media()));
+      written.put(r.jobId(), new Report(r.count(), r.minimum(), r.maximum(), r.mean()));
     }
     assertThat(written).isEqualTo(expected);
     assertThat(audit.receipts()).isEqualTo(JOBS);
@@ -385,10 +385,12 @@ class ReportPipelineTest {
     assertThat(reasons.get("tampered")).contains("does not match the registered intent");
     // The hostile envelope was cut on both counts: a reason of 300 characters, an 8 KB excerpt.
     RejectionRow envelope = byKind.get("bad-envelope");
-    assertThat(envelope.reason()).startsWith("payload: unknown member \"anexo_xxx").hasSize(300);
+    assertThat(envelope.reason())
+        .startsWith("payload: unknown member \"attachment_xxx")
+        .hasSize(300);
     assertThat(envelope.bodyBytes()).isGreaterThan(40_000);
-    assertThat(envelope.body()).startsWith("{\"anexo_xxx").hasSizeLessThan(8192);
-    assertThat(reasons.get("bad-samples")).contains("Usa entre 1 y 100 muestras");
+    assertThat(envelope.body()).startsWith("{\"attachment_xxx").hasSizeLessThan(8192);
+    assertThat(reasons.get("bad-samples")).contains("use 1 to 100 samples");
     assertThat(reasons.get("unregistered")).contains("no registered intent");
   }
 

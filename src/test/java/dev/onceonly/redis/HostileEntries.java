@@ -18,7 +18,7 @@ final class HostileEntries {
     "]",
     ",",
     ":",
-    "\"muestras\"",
+    "\"samples\"",
     "\"a\"",
     "1",
     "-0",
@@ -31,7 +31,7 @@ final class HostileEntries {
     " ",
     "\"x\":",
     "[1,2,3]",
-    "{\"muestras\":[1]}"
+    "{\"samples\":[1]}"
   };
 
   private final SplittableRandom random;
@@ -44,15 +44,15 @@ final class HostileEntries {
   List<byte[]> next() {
     return switch (random.nextInt(10)) {
       case 0 -> randomBytes();
-      case 1 -> envelope("taller", "k-" + random.nextInt(1000), "make_report", jsonish());
-      case 2 -> envelope("taller", "ok-" + random.nextInt(1_000_000), "make_report", samples());
-      case 3 -> envelope("taller", "big", "make_report", "\"" + "x".repeat(1_100_000) + "\"");
+      case 1 -> envelope("workshop", "k-" + random.nextInt(1000), "make_report", jsonish());
+      case 2 -> envelope("workshop", "ok-" + random.nextInt(1_000_000), "make_report", samples());
+      case 3 -> envelope("workshop", "big", "make_report", "\"" + "x".repeat(1_100_000) + "\"");
       case 4 -> invalidUtf8();
       case 5 -> withDuplicate();
-      case 6 -> envelope("taller", "k", "make_report", samples()).subList(0, 6);
+      case 6 -> envelope("workshop", "k", "make_report", samples()).subList(0, 6);
       case 7 -> envelope(text(300), text(40), "make_report", samples());
-      case 8 -> envelope("taller", "deep", "make_report", "[".repeat(200) + "]".repeat(200));
-      default -> envelope("taller", "schema", "make_report", "{\"muestras\":[],\"otra\":1}");
+      case 8 -> envelope("workshop", "deep", "make_report", "[".repeat(200) + "]".repeat(200));
+      default -> envelope("workshop", "schema", "make_report", "{\"samples\":[],\"other\":1}");
     };
   }
 
@@ -68,13 +68,13 @@ final class HostileEntries {
   }
 
   private List<byte[]> invalidUtf8() {
-    List<byte[]> out = envelope("taller", "utf", "make_report", samples());
+    List<byte[]> out = envelope("workshop", "utf", "make_report", samples());
     out.set(2 * random.nextInt(4) + random.nextInt(2), new byte[] {(byte) 0xC3, (byte) 0x28});
     return out;
   }
 
   private List<byte[]> withDuplicate() {
-    List<byte[]> out = envelope("taller", "dup", "make_report", samples());
+    List<byte[]> out = envelope("workshop", "dup", "make_report", samples());
     out.add(utf8(FIELDS[random.nextInt(4)]));
     out.add(utf8("otro"));
     return out;
@@ -91,7 +91,7 @@ final class HostileEntries {
   }
 
   private String samples() {
-    StringBuilder sb = new StringBuilder("{\"muestras\":[");
+    StringBuilder sb = new StringBuilder("{\"samples\":[");
     int n = 1 + random.nextInt(5);
     for (int i = 0; i < n; i++) {
       sb.append(i == 0 ? "" : ",").append(random.nextInt(10_001));

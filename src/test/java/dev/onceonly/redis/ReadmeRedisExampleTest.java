@@ -33,8 +33,8 @@ class ReadmeRedisExampleTest {
   void theReadmeExampleRuns() throws Exception {
     try (EmbeddedRedis redis = EmbeddedRedis.start(Files.createDirectories(dir.resolve("redis")));
         OnceOnly once = ReportPipeline.open(dir.resolve("app.db"))) {
-      IntentKey key = IntentKey.of("taller", "lote-A");
-      JsonNode arguments = RedisReports.muestras(List.of(10, 20, 30));
+      IntentKey key = IntentKey.of("workshop", "batch-A");
+      JsonNode arguments = RedisReports.arguments(List.of(10, 20, 30));
       RedisClient client = RedisClient.create("localhost", redis.port());
       RedisWorker<Report> worker;
       // ---- README.md, Redis Streams ----
@@ -57,7 +57,7 @@ class ReadmeRedisExampleTest {
         worker.close();
         client.close();
       }
-      assertThat(once.receipts().find(key).orElseThrow().resultJson()).contains("\"media\":20.0");
+      assertThat(once.receipts().find(key).orElseThrow().resultJson()).contains("\"mean\":20.0");
     }
   }
 }

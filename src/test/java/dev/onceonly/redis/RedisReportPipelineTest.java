@@ -32,13 +32,13 @@ import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.RedisClient;
 
 /**
- * Seed 000 over a Redis stream, as its authors built it: 200 report jobs registered and then added
- * to the stream (ten registered only, as if the producer died in between), one added twice (a lost
- * {@code XADD} reply), a tampered message; three consumers in one group, one of which stops in the
- * middle of a batch without acknowledging it, its entries taken over by the others with {@code
- * XAUTOCLAIM}; a reconciliation pass for the ten. Afterwards, through a fresh connection to the
- * SQLite file: one correct report per job and no duplicate, the tampered message among the
- * rejections, and nothing pending in the group.
+ * The report workshop over a Redis stream: 200 report jobs registered and then added to the stream
+ * (ten registered only, as if the producer died in between), one added twice (a lost {@code XADD}
+ * reply), a tampered message; three consumers in one group, one of which stops in the middle of a
+ * batch without acknowledging it, its entries taken over by the others with {@code XAUTOCLAIM}; a
+ * reconciliation pass for the ten. Afterwards, through a fresh connection to the SQLite file: one
+ * correct report per job and no duplicate, the tampered message among the rejections, and nothing
+ * pending in the group.
  */
 class RedisReportPipelineTest {
   private static final int JOBS = 200;
@@ -67,14 +67,14 @@ class RedisReportPipelineTest {
     Set<String> crashed =
         jobs.stream()
             .map(ReportJob::jobId)
-            .filter(id -> Integer.parseInt(id.substring(5)) % 20 == 7)
+            .filter(id -> Integer.parseInt(id.substring(id.lastIndexOf('-') + 1)) % 20 == 7)
             .collect(Collectors.toSet());
     Queue<Recorder.Event> events = Recorder.events();
     Set<String> abandoned = ConcurrentHashMap.newKeySet();
     String tamperedId;
     try (RedisClient client = redis.client();
         OnceOnly once = ReportPipeline.open(file)) {
-      RedisStream stream = RedisStream.builder(client, "informes").group("taller").build();
+      RedisStream stream = RedisStream.builder(client, "informes").group("workshop").build();
       RedisProducer producer = RedisProducer.of(once.intents(), stream);
       for (ReportJob job : jobs) {
         if (crashed.contains(job.jobId())) {
@@ -92,7 +92,7 @@ class RedisReportPipelineTest {
       other.set(0, other.get(0) == 0 ? 1 : 0);
       tamperedId =
           stream.add(
-              new StreamMessage(victim.key(), Reports.OPERATION, RedisReports.muestras(other)));
+              new StreamMessage(victim.key(), Reports.OPERATION, RedisReports.arguments(other)));
       assertThat(RedisReports.length(client, stream)).isEqualTo(JOBS - 10 + 2);
 
       // The third consumer settles five entries, then stops in the middle of its next batch.
@@ -160,15 +160,15 @@ class RedisReportPipelineTest {
     audit.reports().forEach(r -> byJob.put(r.jobId(), r));
     for (ReportJob job : jobs) {
       ReportRow row = byJob.get(job.jobId());
-      assertThat(row.cantidad()).isEqualTo(job.samples().size());
-      assertThat(row.minimo())
+      assertThat(row.count()).isEqualTo(job.samples().size());
+      assertThat(row.minimum())
           .isEqualTo(job.samples().stream().mapToInt(i -> i).min().orElseThrow());
-      assertThat(row.maximo())
+      assertThat(row.maximum())
           .isEqualTo(job.samples().stream().mapToInt(i -> i).max().orElseThrow());
     }
     assertThat(audit.rejections()).hasSize(1);
     assertThat(audit.rejections().get(0).deliveryId()).isEqualTo("informes/" + tamperedId);
     assertThat(audit.rejections().get(0).reason())
-        .contains("does not match the registered intent taller/" + victim.jobId());
+        .contains("does not match the registered intent workshop/" + victim.jobId());
   }
 }

@@ -14,8 +14,9 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * Seed 000's receiver on a Redis stream: the effect that writes one row of the {@code reports}
- * table (created by {@code ReportPipeline.open}) per intent, and what the tests need around it.
+ * The report workshop's receiver on a Redis stream: the effect that writes one row of the {@code
+ * reports} table (created by {@code ReportPipeline.open}) per intent, and what the tests need
+ * around it.
  */
 final class RedisReports {
   private RedisReports() {}
@@ -23,10 +24,10 @@ final class RedisReports {
   /** The effect: the demo's report row of the message's samples, in the step's transaction. */
   static final RedisWorker.StreamEffect<Report> EFFECT = RedisTransport.EFFECT;
 
-  /** Returns {@code {"muestras": samples}}. */
-  static ObjectNode muestras(List<Integer> samples) {
+  /** Returns {@code {"samples": samples}}. */
+  static ObjectNode arguments(List<Integer> samples) {
     ObjectNode arguments = JsonNodeFactory.instance.objectNode();
-    samples.forEach(arguments.putArray("muestras")::add);
+    samples.forEach(arguments.putArray("samples")::add);
     return arguments;
   }
 

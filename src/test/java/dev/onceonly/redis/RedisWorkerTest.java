@@ -80,7 +80,7 @@ class RedisWorkerTest {
         producer.publish(job.key(), Reports.OPERATION, job.arguments());
     assertThat(again.registration()).isInstanceOf(Registration.AlreadyRegistered.class);
     RedisProducer.Publication other =
-        producer.publish(job.key(), Reports.OPERATION, RedisReports.muestras(List.of(1)));
+        producer.publish(job.key(), Reports.OPERATION, RedisReports.arguments(List.of(1)));
     assertThat(other.registration()).isInstanceOf(Registration.Conflict.class);
     assertThat(other.published()).isFalse();
     assertThat(RedisReports.length(client, stream)).isEqualTo(2);
@@ -197,7 +197,7 @@ class RedisWorkerTest {
         RedisReports.addRaw(
             client,
             stream,
-            List.of(HostileEntries.utf8("anexo"), HostileEntries.utf8("x".repeat(20_000))));
+            List.of(HostileEntries.utf8("attachment"), HostileEntries.utf8("x".repeat(20_000))));
     assertThat(settle(2)).containsOnly(Result.REJECTED);
     assertThat(stream.pendingCount()).isZero();
     assertThat(once.rejections().list(10))

@@ -26,10 +26,10 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The workload of a crash run, in a process of its own: a reconcile pass, a producer that registers
- * intents and then publishes them (two transactions, as seed 000 does, so that a crash between them
- * leaves an intent only the reconciler can rescue), and a {@link Worker} whose handler runs each
- * intent's effect through a receipts step inside {@code job.completeWith}, so that effect, receipt
- * and acknowledgement commit together.
+ * intents and then publishes them (two transactions, as the report workshop does, so that a crash
+ * between them leaves an intent only the reconciler can rescue), and a {@link Worker} whose handler
+ * runs each intent's effect through a receipts step inside {@code job.completeWith}, so that
+ * effect, receipt and acknowledgement commit together.
  *
  * <p>Arguments, as {@code name=value}: the target's ({@link CrashTarget#fromArgs}), {@code first}
  * and {@code intents} (the producer registers keys {@code c-<first>} onward), {@code clockOffsetMs}

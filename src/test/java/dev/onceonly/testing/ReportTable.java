@@ -19,7 +19,7 @@ public final class ReportTable {
     try (Statement s = c.createStatement()) {
       s.execute(
           "CREATE TABLE IF NOT EXISTS reports (job_id VARCHAR(64) PRIMARY KEY,"
-              + " media DOUBLE PRECISION NOT NULL)");
+              + " mean DOUBLE PRECISION NOT NULL)");
     }
   }
 
@@ -28,9 +28,9 @@ public final class ReportTable {
     return c -> {
       Report report = Report.of(samples);
       try (PreparedStatement ps =
-          c.prepareStatement("INSERT INTO reports (job_id, media) VALUES (?, ?)")) {
+          c.prepareStatement("INSERT INTO reports (job_id, mean) VALUES (?, ?)")) {
         ps.setString(1, jobId);
-        ps.setDouble(2, report.media());
+        ps.setDouble(2, report.mean());
         ps.executeUpdate();
       }
       return report;

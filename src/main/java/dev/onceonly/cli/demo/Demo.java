@@ -25,18 +25,18 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
- * The demo a newcomer runs first: seed 000's workshop and seed 003's ticket case on one store.
+ * The demo a newcomer runs first: the report workshop and the ticket desk on one store.
  *
- * <p>The workshop: the producer registers {@link Settings#jobs()} quality-sample report jobs and
- * publishes them on the SQL job queue, but "dies" between the two steps for one job in twenty; it
- * publishes one job twice (a lost reply); a tampered message and three other hostile ones are
+ * <p>The report workshop: the producer registers {@link Settings#jobs()} quality-sample report jobs
+ * and publishes them on the SQL job queue, but "dies" between the two steps for one job in twenty;
+ * it publishes one job twice (a lost reply); a tampered message and three other hostile ones are
  * injected. One worker takes the first message, inserts its report row and crashes before the
  * commit: the row is rolled back and the lease abandoned. Several workers then process the queue;
  * once the crashed worker's lease runs out, one of them gets its message again and makes the
  * report. A job is published again after it was done (answered from its receipt), and the
  * reconciler publishes the jobs the producer never did.
  *
- * <p>The ticket case: a ticket is created, its response is lost, the client retries with the same
+ * <p>The ticket desk: a ticket is created, its response is lost, the client retries with the same
  * key (the stored ticket comes back) and then sends other content under the same key (a conflict,
  * nothing written).
  *
@@ -44,10 +44,10 @@ import java.util.stream.Collectors;
  * same database, every report and the ticket are answered as {@code Repeated}.
  */
 public final class Demo {
-  /** The scope of the ticket case: the signed-in user. */
+  /** The scope of the ticket desk: the signed-in user. */
   public static final String TICKET_SCOPE = "u-1";
 
-  /** The ticket case's request key, the same on every retry. */
+  /** The ticket desk's request key, the same on every retry. */
   public static final IntentKey TICKET_KEY = IntentKey.of(TICKET_SCOPE, "op-17");
 
   private static final Duration DRAIN = Duration.ofSeconds(120);
@@ -67,7 +67,7 @@ public final class Demo {
    * How the demo runs.
    *
    * @param jobs how many report jobs, 50 to 999
-   * @param seed the seed of the jobs' samples
+   * @param seed the random seed of the jobs' samples
    * @param workers how many workers (each with two threads on the SQL queue)
    * @param lease the workers' lease
    * @param crashLease the lease the crashing worker abandons; its message comes back after it
@@ -85,7 +85,9 @@ public final class Demo {
       Objects.requireNonNull(crashLease, "crashLease");
     }
 
-    /** Returns the defaults: 200 jobs, seed 20,000, three workers, leases of 2 s and 0.5 s. */
+    /**
+     * Returns the defaults: 200 jobs, random seed 20,000, three workers, leases of 2 s and 0.5 s.
+     */
     public static Settings defaults() {
       return new Settings(200, 20_000L, 3, Duration.ofSeconds(2), Duration.ofMillis(500));
     }
@@ -168,10 +170,10 @@ public final class Demo {
     Set<String> unpublished =
         jobs.stream()
             .map(ReportJob::jobId)
-            .filter(id -> Integer.parseInt(id.substring(5)) % 20 == 7)
+            .filter(id -> Integer.parseInt(id.substring(id.lastIndexOf('-') + 1)) % 20 == 7)
             .collect(Collectors.toSet());
     say(
-        "seed 000, the workshop: %d quality-sample report jobs over %s",
+        "the report workshop: %d quality-sample report jobs over %s",
         jobs.size(), transport.describe());
     Production p =
         ReportPipeline.produce(
@@ -301,15 +303,17 @@ public final class Demo {
     }
   }
 
-  /** Seed 003: a ticket whose response is lost, the retry, then other content under its key. */
+  /**
+   * The ticket desk: a ticket whose response is lost, the retry, then other content under its key.
+   */
   private void tickets() throws SQLException {
-    say("seed 003, the ticket: key %s", TICKET_KEY);
-    Map<String, String> subject = Map.of("subject", "Investigar fallo de API");
+    say("the ticket desk: key %s", TICKET_KEY);
+    Map<String, String> subject = Map.of("subject", "Investigate the API failure");
     Outcome<Ticket> first = ticket(subject);
     say("  request: %s ticket %d; the response is lost", name(first), id(first));
     Outcome<Ticket> retry = ticket(subject);
     say("  retry with the same key: %s ticket %d, nothing ran again", name(retry), id(retry));
-    Outcome<Ticket> other = ticket(Map.of("subject", "Otro problema"));
+    Outcome<Ticket> other = ticket(Map.of("subject", "Another problem"));
     say("  same key, other subject: %s, nothing written", name(other));
   }
 

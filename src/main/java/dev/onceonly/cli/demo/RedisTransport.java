@@ -33,9 +33,9 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * The demo's jobs on a Redis stream ({@link #STREAM}, consumer group {@code onceonly}) with the
  * library's optional transport: a {@link RedisProducer} registers each intent in the store and then
- * adds its entry, {@link RedisWorker}s apply the entries with seed 000's receiver ({@link #EFFECT})
- * and acknowledge them after the commit. The receipts, intents and rejections stay in the store.
- * Needs Jedis on the class path; closing the transport closes its client.
+ * adds its entry, {@link RedisWorker}s apply the entries with the report workshop's receiver
+ * ({@link #EFFECT}) and acknowledge them after the commit. The receipts, intents and rejections
+ * stay in the store. Needs Jedis on the class path; closing the transport closes its client.
  */
 public final class RedisTransport implements Transport, AutoCloseable {
   /** The stream's key. */
@@ -48,9 +48,9 @@ public final class RedisTransport implements Transport, AutoCloseable {
   private static final int MAX_COUNTED = 100_000;
 
   /**
-   * Seed 000's effect on a stream entry: the {@code reports} row of the message's samples, inserted
-   * in the receipt step's transaction (the same row {@link ReportHandler} writes for the SQL
-   * queue).
+   * The report workshop's effect on a stream entry: the {@code reports} row of the message's
+   * samples, inserted in the receipt step's transaction (the same row {@link ReportHandler} writes
+   * for the SQL queue).
    */
   public static final RedisWorker.StreamEffect<Report> EFFECT =
       (c, message) -> ReportHandler.insertReport(c, message.key(), message.arguments());

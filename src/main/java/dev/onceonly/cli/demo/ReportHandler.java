@@ -19,11 +19,11 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Seed 000's consumer as a {@link Handler}: one report row per intent, written in the same
- * transaction as its receipt and the message's acknowledgement.
+ * The report workshop's consumer as a {@link Handler}: one report row per intent, written in the
+ * same transaction as its receipt and the message's acknowledgement.
  *
  * <p>For each delivery: the body must be an intent message for {@link Reports#OPERATION} in the
- * workshop's scope, and its job must be registered (seed 000 refuses an unregistered job too);
+ * workshop's scope, and its job must be registered (the workshop refuses an unregistered job too);
  * then, inside {@link Job#completeWith}, the receipts step checks the samples against the schema
  * (the store's validator) and against the registered intent, and only for a new intent inserts the
  * report. {@link Outcome.Created} and {@link Outcome.Repeated} commit with the acknowledgement.
@@ -168,14 +168,14 @@ public final class ReportHandler implements Handler {
     Report report = Report.of(ReportPipeline.samples(arguments));
     try (PreparedStatement ps =
         c.prepareStatement(
-            "INSERT INTO reports (job_id, scope, cantidad, minimo, maximo, media)"
+            "INSERT INTO reports (job_id, scope, sample_count, minimum, maximum, mean)"
                 + " VALUES (?, ?, ?, ?, ?, ?)")) {
       ps.setString(1, key.key());
       ps.setString(2, key.scope());
-      ps.setInt(3, report.cantidad());
-      ps.setInt(4, report.minimo());
-      ps.setInt(5, report.maximo());
-      ps.setDouble(6, report.media());
+      ps.setInt(3, report.count());
+      ps.setInt(4, report.minimum());
+      ps.setInt(5, report.maximum());
+      ps.setDouble(6, report.mean());
       ps.executeUpdate();
     }
     return report;

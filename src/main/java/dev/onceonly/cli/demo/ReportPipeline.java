@@ -29,7 +29,7 @@ import java.util.function.Predicate;
 import org.sqlite.SQLiteConfig;
 
 /**
- * Seed 000's workshop, end to end on the SQL queue: quality samples of each batch, a producer that
+ * The report workshop, end to end on the SQL queue: quality samples of each batch, a producer that
  * registers the intent to make a report and then publishes it, a receiver ({@link ReportHandler})
  * that writes one report row per intent before acknowledging, a reconciler for intents that were
  * never published, and the checks on the rows afterwards ({@link #audit}).
@@ -38,7 +38,7 @@ import org.sqlite.SQLiteConfig;
  */
 public final class ReportPipeline {
   /** The workshop: every intent of the pipeline lives in this scope. */
-  public static final String SCOPE = "taller";
+  public static final String SCOPE = "workshop";
 
   /** The queue the producer publishes to and the workers read. */
   public static final String QUEUE = "reports";
@@ -52,15 +52,15 @@ public final class ReportPipeline {
    */
   private static final String CREATE_TABLE =
       "CREATE TABLE IF NOT EXISTS reports (job_id TEXT NOT NULL, scope TEXT NOT NULL,"
-          + " cantidad INTEGER NOT NULL, minimo INTEGER NOT NULL, maximo INTEGER NOT NULL,"
-          + " media %s NOT NULL)";
+          + " sample_count INTEGER NOT NULL, minimum INTEGER NOT NULL, maximum INTEGER NOT NULL,"
+          + " mean %s NOT NULL)";
 
   private ReportPipeline() {}
 
   /**
    * One batch's request for a report: its job id (the intent's key) and its samples.
    *
-   * @param jobId the stable identity of the request, e.g. {@code lote-007}
+   * @param jobId the stable identity of the request, e.g. {@code batch-007}
    * @param samples 1 to 100 integers between 0 and 10,000
    */
   public record ReportJob(String jobId, List<Integer> samples) {
@@ -74,9 +74,9 @@ public final class ReportPipeline {
       return IntentKey.of(SCOPE, jobId);
     }
 
-    /** Returns the arguments, {@code {"muestras": [...]}}. */
+    /** Returns the arguments, {@code {"samples": [...]}}. */
     public ObjectNode arguments() {
-      return muestras(samples);
+      return argumentsOf(samples);
     }
 
     /** Returns the message that carries this intent. */
@@ -86,8 +86,9 @@ public final class ReportPipeline {
   }
 
   /**
-   * Returns {@code count} jobs {@code lote-000, lote-001, ...}, each with 1 to 100 samples in 0 to
-   * 10,000 drawn from a {@link Random} seeded with {@code seed}: the same seed gives the same jobs.
+   * Returns {@code count} jobs {@code batch-000, batch-001, ...}, each with 1 to 100 samples in 0
+   * to 10,000 drawn from a {@link Random} seeded with {@code seed}: the same seed gives the same
+   * jobs.
    */
   public static List<ReportJob> jobs(long seed, int count) {
     Random random = new Random(seed);
@@ -98,22 +99,22 @@ public final class ReportPipeline {
       for (int j = 0; j < n; j++) {
         samples.add(random.nextInt(10_001));
       }
-      jobs.add(new ReportJob(String.format(Locale.ROOT, "lote-%03d", i), samples));
+      jobs.add(new ReportJob(String.format(Locale.ROOT, "batch-%03d", i), samples));
     }
     return jobs;
   }
 
-  /** Returns {@code {"muestras": samples}}. */
-  static ObjectNode muestras(List<Integer> samples) {
+  /** Returns {@code {"samples": samples}}. */
+  static ObjectNode argumentsOf(List<Integer> samples) {
     ObjectNode arguments = JsonNodeFactory.instance.objectNode();
-    ArrayNode array = arguments.putArray("muestras");
+    ArrayNode array = arguments.putArray("samples");
     samples.forEach(array::add);
     return arguments;
   }
 
   /**
-   * Opens the store on a SQLite file with seed 000's schema check for {@link Reports#OPERATION},
-   * and creates the {@code reports} table if it is missing.
+   * Opens the store on a SQLite file with the workshop's schema check for {@link
+   * Reports#OPERATION}, and creates the {@code reports} table if it is missing.
    *
    * @param file the database file
    * @return the open store
@@ -145,8 +146,8 @@ public final class ReportPipeline {
   }
 
   /**
-   * Returns a builder for a store with seed 000's schema check for {@link Reports#OPERATION} and
-   * seed 003's for {@link Tickets#OPERATION}.
+   * Returns a builder for a store with the workshop's schema check for {@link Reports#OPERATION}
+   * and the ticket desk's for {@link Tickets#OPERATION}.
    *
    * @return the builder; set the database before building
    */
@@ -183,7 +184,7 @@ public final class ReportPipeline {
       List<String> crashed) {}
 
   /**
-   * Seed 000's producer: registers each job's intent first, then publishes its message; a job
+   * The workshop's producer: registers each job's intent first, then publishes its message; a job
    * refused by {@code crashBeforePublish} is registered but never published, as if the producer had
    * died between the two steps, so that only the reconciler can bring it back.
    *
@@ -198,8 +199,8 @@ public final class ReportPipeline {
   }
 
   /**
-   * Seed 000's producer over any transport: as {@link #produce(OnceOnly, List, Predicate)}, with
-   * {@code publisher} publishing each job's message.
+   * The workshop's producer over any transport: as {@link #produce(OnceOnly, List, Predicate)},
+   * with {@code publisher} publishing each job's message.
    *
    * @param once the store where intents are registered
    * @param jobs the jobs, in order
@@ -261,7 +262,7 @@ public final class ReportPipeline {
    * deduplicate it: {@code tampered} (the key of {@code victim} with other samples), {@code
    * bad-envelope} (not an intent message, with a 2,000-character member name and a 40 KB body, to
    * show that a rejection stays bounded), {@code bad-samples} (the key of {@code victim} with no
-   * samples, against seed 000's schema) and {@code unregistered} (a well-formed job nobody
+   * samples, against the workshop's schema) and {@code unregistered} (a well-formed job nobody
    * registered).
    *
    * @param victim a registered job whose identity the hostile messages borrow
@@ -270,16 +271,16 @@ public final class ReportPipeline {
   public static List<Message> hostileMessages(ReportJob victim) {
     List<Integer> other = new ArrayList<>(victim.samples());
     other.set(0, other.get(0) == 0 ? 1 : 0);
-    IntentMessage tampered = new IntentMessage(victim.key(), Reports.OPERATION, muestras(other));
+    IntentMessage tampered = new IntentMessage(victim.key(), Reports.OPERATION, argumentsOf(other));
     // Large on purpose: its member name outgrows a rejection's reason, its body the excerpt.
     ObjectNode envelope = JsonNodeFactory.instance.objectNode();
-    envelope.put("anexo_" + "x".repeat(2_000), "\u00f1".repeat(20_000));
+    envelope.put("attachment_" + "x".repeat(2_000), "\u00f1".repeat(20_000));
     envelope.put("job_id", victim.jobId());
-    envelope.set("muestras", victim.arguments().get("muestras"));
+    envelope.set("samples", victim.arguments().get("samples"));
     ObjectNode noSamples = JsonNodeFactory.instance.objectNode();
-    noSamples.putArray("muestras");
+    noSamples.putArray("samples");
     IntentMessage badSamples = new IntentMessage(victim.key(), Reports.OPERATION, noSamples);
-    ReportJob stranger = new ReportJob("lote-sin-registro", List.of(1, 2, 3));
+    ReportJob stranger = new ReportJob("batch-unregistered", List.of(1, 2, 3));
     return List.of(
         Message.of(QUEUE, "tampered/" + tampered.messageKey(), tampered.toJson()),
         Message.of(QUEUE, "bad-envelope/" + victim.key(), envelope),
@@ -292,13 +293,13 @@ public final class ReportPipeline {
    *
    * @param jobId the job
    * @param scope its scope
-   * @param cantidad how many samples
-   * @param minimo the smallest
-   * @param maximo the largest
-   * @param media the mean
+   * @param count how many samples
+   * @param minimum the smallest
+   * @param maximum the largest
+   * @param mean the mean
    */
   public record ReportRow(
-      String jobId, String scope, int cantidad, int minimo, int maximo, double media) {}
+      String jobId, String scope, int count, int minimum, int maximum, double mean) {}
 
   /**
    * One row of the rejections table.
@@ -358,7 +359,7 @@ public final class ReportPipeline {
       try (Statement s = c.createStatement();
           ResultSet rs =
               s.executeQuery(
-                  "SELECT job_id, scope, cantidad, minimo, maximo, media FROM reports"
+                  "SELECT job_id, scope, sample_count, minimum, maximum, mean FROM reports"
                       + " ORDER BY job_id, rowid")) {
         while (rs.next()) {
           reports.add(
@@ -422,7 +423,7 @@ public final class ReportPipeline {
   /** Returns the samples of a message's arguments, already checked by the store's validator. */
   static List<Integer> samples(JsonNode arguments) {
     List<Integer> out = new ArrayList<>();
-    arguments.get("muestras").forEach(x -> out.add(x.intValue()));
+    arguments.get("samples").forEach(x -> out.add(x.intValue()));
     return out;
   }
 }

@@ -5,7 +5,7 @@ import dev.onceonly.ArgumentsValidator;
 import dev.onceonly.InvalidRequestException;
 import java.util.List;
 
-/** Seed 000's report operation: its name, its schema check and its result. */
+/** The report workshop's operation: its name, its schema check and its result. */
 public final class Reports {
   private Reports() {}
 
@@ -15,12 +15,12 @@ public final class Reports {
   /**
    * A report, the result stored in the receipt.
    *
-   * @param cantidad how many samples
-   * @param minimo the smallest sample
-   * @param maximo the largest sample
-   * @param media the mean
+   * @param count how many samples
+   * @param minimum the smallest sample
+   * @param maximum the largest sample
+   * @param mean the mean
    */
-  public record Report(int cantidad, int minimo, int maximo, double media) {
+  public record Report(int count, int minimum, int maximum, double mean) {
     /**
      * Computes the report of some samples.
      *
@@ -36,7 +36,7 @@ public final class Reports {
   }
 
   /**
-   * Seed 000's {@code canonico}: only the member "muestras", 1 to 100 samples, each an integer (not
+   * The workshop's schema check: only the member "samples", 1 to 100 samples, each an integer (not
    * a boolean, not a fraction) between 0 and 10,000. It sees the canonical form, as every validator
    * does, so a caller's {@code 10.0} is the integer {@code 10}, as it is through the queue and
    * Redis.
@@ -44,12 +44,13 @@ public final class Reports {
   public static final ArgumentsValidator VALIDATOR = Reports::check;
 
   private static void check(JsonNode arguments) {
-    if (!arguments.isObject() || arguments.size() != 1 || !arguments.has("muestras")) {
-      throw new InvalidRequestException("arguments", "Esquema desconocido");
+    if (!arguments.isObject() || arguments.size() != 1 || !arguments.has("samples")) {
+      throw new InvalidRequestException(
+          "arguments", "unknown schema: only \"samples\" is expected");
     }
-    JsonNode samples = arguments.get("muestras");
+    JsonNode samples = arguments.get("samples");
     if (!samples.isArray() || samples.size() < 1 || samples.size() > 100) {
-      throw new InvalidRequestException("arguments", "Usa entre 1 y 100 muestras");
+      throw new InvalidRequestException("arguments", "use 1 to 100 samples");
     }
     for (JsonNode x : samples) {
       if (!x.isIntegralNumber()
@@ -57,7 +58,7 @@ public final class Reports {
           || x.intValue() < 0
           || x.intValue() > 10000) {
         throw new InvalidRequestException(
-            "arguments", "Cada muestra debe ser un entero entre 0 y 10000");
+            "arguments", "each sample must be an integer between 0 and 10000");
       }
     }
   }

@@ -12,7 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * Seed 003's ticket receiver: the {@code create_ticket} operation's checks and the business table
+ * The ticket desk's receiver: the {@code create_ticket} operation's checks and the business table
  * its effect writes to.
  */
 public final class Tickets {
@@ -30,21 +30,21 @@ public final class Tickets {
   public record Ticket(long ticketId, String subject) {}
 
   /**
-   * Seed 003's checks of {@code create_ticket}: only the member "subject", a string with some
-   * non-blank text and at most 120 characters.
+   * The ticket desk's checks of {@code create_ticket}: only the member "subject", a string with
+   * some non-blank text and at most 120 characters.
    */
   public static final ArgumentsValidator VALIDATOR = Tickets::check;
 
   private static void check(JsonNode arguments) {
     if (!arguments.isObject() || arguments.size() != 1 || !arguments.has("subject")) {
-      throw new InvalidRequestException("arguments", "Se requiere únicamente subject");
+      throw new InvalidRequestException("arguments", "only \"subject\" is expected");
     }
     JsonNode subject = arguments.get("subject");
     if (!subject.isTextual()
         || subject.textValue().isBlank()
         || subject.textValue().length() > 120) {
       throw new InvalidRequestException(
-          "arguments", "subject debe contener texto y ocupar como máximo 120 caracteres");
+          "arguments", "subject must hold some text and at most 120 characters");
     }
   }
 

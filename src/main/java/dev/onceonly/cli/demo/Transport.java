@@ -69,7 +69,7 @@ public interface Transport {
   }
 
   /**
-   * Starts workers that process every message with seed 000's receiver.
+   * Starts workers that process every message with the report workshop's receiver.
    *
    * @param count how many workers
    * @param lease how long a delivery may stay unacknowledged before it is taken over
@@ -84,7 +84,7 @@ public interface Transport {
     /**
      * A delivery was settled.
      *
-     * @param message what was delivered, for example {@code taller/lote-000}
+     * @param message what was delivered, for example {@code workshop/batch-000}
      * @param attempt how often it was delivered, 1 for the first time
      * @param result what became of it
      */

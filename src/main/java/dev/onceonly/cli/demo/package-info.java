@@ -1,5 +1,5 @@
 /**
- * The demo of the command-line tool: seed 000's report workshop and seed 003's ticket case, run on
- * a store and checked by counting its rows. Not exported; the tests share it.
+ * The demo of the command-line tool: the report workshop and the ticket desk, run on a store and
+ * checked by counting its rows. Not exported; the tests share it.
  */
 package dev.onceonly.cli.demo;
