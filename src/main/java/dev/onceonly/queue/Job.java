@@ -103,6 +103,25 @@ public final class Job {
     }
   }
 
+  /**
+   * Acknowledges the message and sends {@code next} in one transaction (see {@link
+   * JobQueue#ackAndSend}), and records the answer, so the worker does not acknowledge again when
+   * the handler returns: the next step of a periodic job or a chain.
+   *
+   * @param next the messages to send; they may reuse this message's key
+   * @return {@link QueueResult.Completed}, or {@link QueueResult.LeaseLost} (nothing was sent)
+   * @throws SendConflictException if a message's key is queued with other content: nothing was
+   *     acknowledged or sent, and the worker retries the message like any failure
+   */
+  public QueueResult ackAndSend(java.util.List<Message> next) {
+    QueueResult r = queue.ackAndSend(lease(), next);
+    result = r;
+    if (r instanceof QueueResult.LeaseLost) {
+      cancel("lease lost");
+    }
+    return r;
+  }
+
   boolean isCompleting() {
     return completing;
   }

@@ -384,6 +384,34 @@ public abstract class WorkerContract extends QueueContractSupport {
         .containsExactly("{\"owner\":\"someone else\"}");
   }
 
+  @Test
+  void aHandlerThatAcknowledgesAndSendsThroughItsJobIsCountedOnceAndSendsItsNextStep() {
+    once.queue().send(Q, "chain", Map.of("step", 1));
+    Handler chaining =
+        job -> {
+          int step = job.payload().get("step").asInt();
+          if (step < 3) {
+            job.ackAndSend(List.of(Message.of(Q, "chain", Map.of("step", step + 1))));
+          }
+        };
+    Worker worker =
+        Worker.builder(once.queue(), Q, chaining)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "the chain ran out", () -> worker.completed() == 3);
+      Eventually.await(DRAIN, "the queue drained", () -> messages(Q) == 0);
+    } finally {
+      worker.close();
+    }
+    assertThat(worker.leasesLost()).as("no second acknowledgement after ackAndSend").isZero();
+    assertThat(worker.completed()).isEqualTo(3);
+    reopen();
+    assertThat(messages(Q)).isZero();
+    assertThat(once.queue().deadLetters(Q, 10)).isEmpty();
+  }
+
   // ---- helpers ------------------------------------------------------------------------------
 
   /** Sends {@code n} messages in one transaction of the caller's. */
