@@ -145,10 +145,13 @@ class ModulePathTest {
 
   /** Compiles every source under {@code src} with the JDK's javac, in this JVM. */
   private static Javac javac(String modulePath, Path out, Path src) throws IOException {
+    // In this JVM javac would take the test class path as its own: give it an empty one, so the
+    // module path is all it sees.
+    Path noClassPath = Files.createDirectories(out.resolveSibling(out.getFileName() + "-no-cp"));
     List<String> args =
         new ArrayList<>(
             List.of("--release", "17", "-Xlint:all", "-Werror", "--module-path", modulePath));
-    args.addAll(List.of("-d", out.toString()));
+    args.addAll(List.of("--class-path", noClassPath.toString(), "-d", out.toString()));
     try (Stream<Path> files = Files.walk(src)) {
       files.filter(f -> f.toString().endsWith(".java")).forEach(f -> args.add(f.toString()));
     } catch (UncheckedIOException e) {
