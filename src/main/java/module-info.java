@@ -17,6 +17,11 @@ module dev.onceonly {
   exports dev.onceonly.redis;
   exports dev.onceonly.sql;
 
+  // The migration scripts, for Flyway and Liquibase on the module path: a named module's
+  // resources are encapsulated unless their package is open. These packages hold only scripts.
+  opens dev.onceonly.sql.sqlite;
+  opens dev.onceonly.sql.postgresql;
+
   // The command-line tool is not API: picocli reads its commands and Jackson its records.
   opens dev.onceonly.cli to
       info.picocli;

@@ -26,10 +26,12 @@ import javax.sql.DataSource;
  */
 public final class DatabaseClock implements InstantSource, AutoCloseable {
   static final int REFRESH_SECONDS = 10;
+  private static final System.Logger LOG = System.getLogger(DatabaseClock.class.getName());
 
   private final DataSource dataSource;
   private final ScheduledExecutorService refresher;
   private volatile long offsetMillis;
+  private boolean failing; // on the refresher's thread only
 
   private DatabaseClock(DataSource dataSource) {
     this.dataSource = dataSource;
@@ -48,6 +50,11 @@ public final class DatabaseClock implements InstantSource, AutoCloseable {
    * @throws StoreException if the first measurement fails
    */
   public static DatabaseClock start(DataSource dataSource) {
+    return start(dataSource, TimeUnit.SECONDS.toMillis(REFRESH_SECONDS));
+  }
+
+  /** Starts as {@link #start(DataSource)} does, refreshing every {@code refreshMillis}. */
+  static DatabaseClock start(DataSource dataSource, long refreshMillis) {
     DatabaseClock clock = new DatabaseClock(dataSource);
     try {
       clock.offsetMillis = clock.measure();
@@ -56,15 +63,27 @@ public final class DatabaseClock implements InstantSource, AutoCloseable {
       throw new StoreException("cannot read the database clock", "postgresql", e);
     }
     clock.refresher.scheduleWithFixedDelay(
-        clock::refresh, REFRESH_SECONDS, REFRESH_SECONDS, TimeUnit.SECONDS);
+        clock::refresh, refreshMillis, refreshMillis, TimeUnit.MILLISECONDS);
     return clock;
   }
 
   private void refresh() {
     try {
       offsetMillis = measure();
+      if (failing) {
+        failing = false;
+        LOG.log(System.Logger.Level.INFO, "reading the database clock again");
+      }
     } catch (SQLException | RuntimeException e) {
       // Keep the last offset: a database that cannot be reached fails the next operation anyway.
+      // Said once per run of failures: the offset in use grows stale from here.
+      if (!failing) {
+        failing = true;
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "cannot read the database clock; the last offset stays in use until it can",
+            e);
+      }
     }
   }
 

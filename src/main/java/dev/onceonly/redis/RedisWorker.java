@@ -47,6 +47,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class RedisWorker<T> implements AutoCloseable {
   private static final AtomicInteger COUNTER = new AtomicInteger();
+  private static final System.Logger LOG = System.getLogger(RedisWorker.class.getName());
 
   /**
    * The effect of one message, run inside the receipt step's transaction on SQLite or PostgreSQL.
@@ -133,6 +134,10 @@ public final class RedisWorker<T> implements AutoCloseable {
   private final Listener listener;
   private final Thread thread;
   private volatile boolean running;
+  // Read and written on the worker's thread only: whether the last read, or the last settling
+  // step, failed, so that a run of failures is logged once and not at every retry.
+  private boolean disconnected;
+  private boolean failing;
 
   private RedisWorker(Builder<T> b) {
     this.stream = b.stream;
@@ -229,11 +234,30 @@ public final class RedisWorker<T> implements AutoCloseable {
           }
         }
         backoff = minBackoffNanos;
+        if (disconnected) {
+          disconnected = false;
+          LOG.log(
+              System.Logger.Level.INFO,
+              "worker {0} reads stream {1} again",
+              consumer,
+              stream.name());
+        }
       } catch (RuntimeException e) {
         // Redis unreachable or restarting (LOADING), the group gone (NOGROUP), a reply not
         // understood, the database failing a rejection: start again from a recovery, which reads
         // this consumer's pending entries, so the worker's thread never dies of it.
         listener.disconnected(e);
+        if (!disconnected) {
+          disconnected = true;
+          LOG.log(
+              System.Logger.Level.WARNING,
+              "worker "
+                  + consumer
+                  + " cannot read stream "
+                  + stream.name()
+                  + "; it backs off and recovers its pending entries until it reads again",
+              e);
+        }
         recoverNow = true;
         LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(minBackoffNanos, backoff + 1));
         backoff = Math.min(backoff * 2, maxBackoffNanos);
@@ -294,9 +318,11 @@ public final class RedisWorker<T> implements AutoCloseable {
       refusal = e.getMessage();
     } catch (Exception e) {
       // The step rolled back: leave the entry pending; a later recovery tries it again.
+      warnFailed(entry.id(), e);
       listener.settled(entry.id(), Result.FAILED, e.toString());
       return true;
     }
+    failing = false;
     if (refusal != null) {
       reject(entry, refusal);
     } else {
@@ -321,6 +347,25 @@ public final class RedisWorker<T> implements AutoCloseable {
             message.arguments(),
             resultType,
             c -> effect.apply(c, message));
+  }
+
+  /**
+   * Logs a failed step at WARNING when it starts a run of failures (a database down fails every
+   * entry), and at DEBUG until an entry settles again: nothing else records it, since the entry
+   * only stays pending.
+   */
+  private void warnFailed(String id, Exception e) {
+    System.Logger.Level level = failing ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING;
+    failing = true;
+    LOG.log(
+        level,
+        "entry "
+            + id
+            + " of stream "
+            + stream.name()
+            + " failed; it stays pending for a recovery (further failures at DEBUG until an entry"
+            + " settles)",
+        e);
   }
 
   private void reject(Replies.Entry entry, String reason) {

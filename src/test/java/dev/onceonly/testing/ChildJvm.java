@@ -92,9 +92,32 @@ public final class ChildJvm implements AutoCloseable {
     return start(name, logDir, classPath, main, args);
   }
 
+  /**
+   * Starts the main class of a module in a new JVM, as {@code java --module-path modulePath -m
+   * mainModule/mainClass args}, with nothing on the class path: the library as a named module among
+   * the user's.
+   *
+   * @param name a short name for logs and messages, also the log files' base name
+   * @param logDir an existing folder for {@code <name>.out} and {@code <name>.err}
+   * @param modulePath the module path, entries joined by {@link File#pathSeparator}
+   * @param mainModuleAndClass {@code module/class}, as {@code java -m} takes it
+   * @param args its arguments
+   * @return the running child
+   */
+  public static ChildJvm startModule(
+      String name, Path logDir, String modulePath, String mainModuleAndClass, String... args) {
+    Objects.requireNonNull(mainModuleAndClass, "mainModuleAndClass");
+    return start(
+        name, logDir, List.of("--module-path", modulePath, "-m", mainModuleAndClass), args);
+  }
+
   private static ChildJvm start(
       String name, Path logDir, String classPath, Class<?> main, String... args) {
     Objects.requireNonNull(main, "main");
+    return start(name, logDir, List.of("-cp", classPath, main.getName()), args);
+  }
+
+  private static ChildJvm start(String name, Path logDir, List<String> launch, String... args) {
     List<String> command = new ArrayList<>();
     command.add(javaExecutable());
     // Small and quick to start: four of these must share two cores with the test JVM.
@@ -104,9 +127,7 @@ public final class ChildJvm implements AutoCloseable {
     // A child that crashes writes its report beside its logs, not into the working directory.
     command.add("-XX:ErrorFile=" + logDir.toAbsolutePath().resolve(name + "-hs_err_pid%p.log"));
     command.add("-XX:-CreateCoredumpOnCrash");
-    command.add("-cp");
-    command.add(classPath);
-    command.add(main.getName());
+    command.addAll(launch);
     command.addAll(List.of(args));
     Path out = logDir.resolve(name + ".out");
     Path err = logDir.resolve(name + ".err");
