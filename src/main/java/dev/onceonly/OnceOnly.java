@@ -355,6 +355,7 @@ public final class OnceOnly implements AutoCloseable {
     private String scopePattern = DEFAULT_SCOPE_PATTERN;
     private String keyPattern = DEFAULT_KEY_PATTERN;
     private final Map<String, ArgumentsValidator> validators = new HashMap<>();
+    private final Map<String, OperationRules> operationRules = new HashMap<>();
     private final Set<String> safeToRepeat = new HashSet<>();
     private int rejectionReasonChars = 300;
     private int rejectionBodyBytes = 8192;
@@ -548,6 +549,29 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * Sets the rules of one operation: its own key pattern instead of {@link #keyPattern}, a {@link
+     * RequestValidator} that sees the key as well as the arguments, and whether its steps run only
+     * for a registered intent (see {@link OperationRules}). Other operations keep the instance's
+     * settings. Setting an operation's rules again replaces them.
+     *
+     * @param operation the operation's name: a letter, then up to 99 of letters, digits and {@code
+     *     _ . : -}
+     * @param rules the rules
+     * @return this builder
+     * @throws IllegalArgumentException if {@code operation} is not a valid operation name
+     */
+    public Builder operation(String operation, OperationRules rules) {
+      Objects.requireNonNull(operation, "operation");
+      Objects.requireNonNull(rules, "rules");
+      if (!Requests.OPERATION.matcher(operation).matches()) {
+        throw new IllegalArgumentException(
+            "operation must match " + Requests.OPERATION + ": " + operation);
+      }
+      operationRules.put(operation, rules);
+      return this;
+    }
+
+    /**
      * Declares an external operation safe to repeat: its provider deduplicates requests by the
      * downstream idempotency key (see {@link ExternalEffects#downstreamKey}). A claim of it whose
      * lease ran out, or whose attempt ended unknown, is then claimed again with the same key
@@ -716,7 +740,8 @@ public final class OnceOnly implements AutoCloseable {
               Pattern.compile(keyPattern),
               canonicalizer,
               m,
-              validators);
+              validators,
+              operationRules);
       return new Core(
           database,
           requests,
