@@ -96,7 +96,9 @@ public final class OperationRules {
      * since it was registered) is {@link Outcome.Conflict}, as for every operation. Either way the
      * effect does not run and nothing is written. A key whose receipt exists is answered from the
      * receipt, as always. The registration may happen in the same transaction, just before the
-     * step. Default: off.
+     * step. The check applies to every receipts step of the operation, whatever path its request
+     * came by (an {@link dev.onceonly.queue.IntentMessage} through a queue, a Redis stream);
+     * external claims do not check registration. Default: off.
      *
      * @return this builder
      */
