@@ -12,6 +12,8 @@ public final class IntentNotRegisteredException extends OnceOnlyException {
   private static final long serialVersionUID = 1L;
 
   private final transient IntentKey key;
+
+  /** The operation that requires a registered intent. */
   private final String operation;
 
   /**
