@@ -12,9 +12,9 @@ import java.sql.Connection;
  * ConnectionMisuseException}; docs/concepts.md lists what it refuses and what it cannot see), nor
  * call back into OnceOnly (such a nested call fails with {@link IllegalStateException}) except to
  * join a step to that same connection (a {@code ReceiptStore.execute(connection, ...)} or {@code
- * JobQueue.send(connection, ...)} inside {@code JobQueue.complete}), nor wait on the network while
- * the transaction is open. Exceptions it throws pass through unwrapped after the step has been
- * rolled back.
+ * JobQueue.send(connection, ...)} inside {@code JobQueue.complete} or {@code
+ * OnceOnly.inTransaction}), nor wait on the network while the transaction is open. Exceptions it
+ * throws pass through unwrapped after the step has been rolled back.
  *
  * @param <T> the result type, serialized into the receipt with Jackson
  * @param <X> the exception type the effect may throw

@@ -2,6 +2,7 @@ package dev.onceonly;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.external.ExternalEffects;
+import dev.onceonly.internal.CallerTransactions;
 import dev.onceonly.internal.Checks;
 import dev.onceonly.internal.Core;
 import dev.onceonly.internal.DataSourceDatabase;
@@ -171,6 +172,109 @@ public final class OnceOnly implements AutoCloseable {
     return externalEffects.withPolicy(policy);
   }
 
+  /**
+   * Runs the caller's own database work in one of this store's write transactions and commits it,
+   * so that the caller's writes, its {@link JobQueue#send(Connection, dev.onceonly.queue.Message)
+   * sends} and its joined {@link ReceiptStore#execute(Connection, IntentKey, String, Object, Class,
+   * Effect) steps} commit together or not at all (an outbox in one call):
+   *
+   * <pre>{@code
+   * long id = once.inTransaction(tx -> {
+   *   long user = users.insert(tx, name);
+   *   once.queue().send(tx, Message.of("user-tasks", "welcome-" + user, Map.of("user", user)))
+   *       .orThrow();
+   *   return user;
+   * });
+   * }</pre>
+   *
+   * <p>On SQLite the work runs on the store's single writer connection, inside its {@code BEGIN
+   * IMMEDIATE} transaction and possibly a group commit shared with other callers' steps (under its
+   * own savepoint, so that a failing work rolls back alone); under contention it may run on another
+   * caller's thread, so it must use only the connection it is given. No second connection, no
+   * {@code busy_timeout} of the caller's own. On PostgreSQL through a data source it runs on a
+   * pooled connection in one transaction.
+   *
+   * <p>The work gets the transaction's connection guarded as an effect's is (see {@link Effect}):
+   * it must not commit, roll back or close it (refused with {@link ConnectionMisuseException}, and
+   * the transaction rolled back), nor call a method of this store that opens a transaction of its
+   * own ({@link IllegalStateException}); it joins with the forms that take the connection.
+   *
+   * <p><b>The work may run more than once</b>: on PostgreSQL through a data source, a transaction
+   * the server aborts with a serialization failure or a deadlock ({@code 40001}, {@code 40P01}) is
+   * run again, up to five times in all; each earlier run was rolled back, and the final failure
+   * carries the earlier ones as suppressed. So the work must do nothing outside the transaction (no
+   * network call, no change to shared memory it cannot repeat). On SQLite it runs once.
+   *
+   * @param work the caller's work; it receives the transaction's connection
+   * @param <T> what the work returns
+   * @param <X> the work's exception type
+   * @return what the work returned, once the transaction has committed
+   * @throws X what the work threw, unwrapped; nothing of the transaction was committed
+   * @throws ConnectionMisuseException if the work tried to end or reconfigure the transaction
+   * @throws StoreException if the database fails; nothing was committed
+   */
+  public <T, X extends Exception> T inTransaction(TransactionCallback<T, X> work) throws X {
+    Objects.requireNonNull(work, "work");
+    return CallerTransactions.run(database, work);
+  }
+
+  /**
+   * Runs the caller's own database work in one of this store's write transactions and commits it,
+   * as {@link #inTransaction} does, for work that returns nothing. The work may run more than once
+   * on PostgreSQL (see {@link #inTransaction}).
+   *
+   * @param work the caller's work; it receives the transaction's connection
+   * @param <X> the work's exception type
+   * @throws X what the work threw, unwrapped; nothing of the transaction was committed
+   * @throws ConnectionMisuseException if the work tried to end or reconfigure the transaction
+   * @throws StoreException if the database fails; nothing was committed
+   */
+  public <X extends Exception> void useTransaction(TransactionConsumer<X> work) throws X {
+    Objects.requireNonNull(work, "work");
+    CallerTransactions.run(
+        database,
+        tx -> {
+          work.useTransaction(tx);
+          return null;
+        });
+  }
+
+  /**
+   * The caller's work for {@link #inTransaction}.
+   *
+   * @param <T> what the work returns
+   * @param <X> the exception type the work may throw
+   */
+  @FunctionalInterface
+  public interface TransactionCallback<T, X extends Exception> {
+    /**
+     * Runs inside the transaction.
+     *
+     * @param transaction the transaction's connection, guarded: it cannot be committed, rolled back
+     *     or closed
+     * @return the work's result
+     * @throws X if the work fails; the transaction is rolled back
+     */
+    T inTransaction(Connection transaction) throws X;
+  }
+
+  /**
+   * The caller's work for {@link #useTransaction}.
+   *
+   * @param <X> the exception type the work may throw
+   */
+  @FunctionalInterface
+  public interface TransactionConsumer<X extends Exception> {
+    /**
+     * Runs inside the transaction.
+     *
+     * @param transaction the transaction's connection, guarded: it cannot be committed, rolled back
+     *     or closed
+     * @throws X if the work fails; the transaction is rolled back
+     */
+    void useTransaction(Connection transaction) throws X;
+  }
+
   /** {@return the dialect in use} */
   public Dialect dialect() {
     return database.dialect();
@@ -251,6 +355,7 @@ public final class OnceOnly implements AutoCloseable {
     private String scopePattern = DEFAULT_SCOPE_PATTERN;
     private String keyPattern = DEFAULT_KEY_PATTERN;
     private final Map<String, ArgumentsValidator> validators = new HashMap<>();
+    private final Map<String, OperationRules> operationRules = new HashMap<>();
     private final Set<String> safeToRepeat = new HashSet<>();
     private int rejectionReasonChars = 300;
     private int rejectionBodyBytes = 8192;
@@ -444,6 +549,29 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * Sets the rules of one operation: its own key pattern instead of {@link #keyPattern}, a {@link
+     * RequestValidator} that sees the key as well as the arguments, and whether its steps run only
+     * for a registered intent (see {@link OperationRules}). Other operations keep the instance's
+     * settings. Setting an operation's rules again replaces them.
+     *
+     * @param operation the operation's name: a letter, then up to 99 of letters, digits and {@code
+     *     _ . : -}
+     * @param rules the rules
+     * @return this builder
+     * @throws IllegalArgumentException if {@code operation} is not a valid operation name
+     */
+    public Builder operation(String operation, OperationRules rules) {
+      Objects.requireNonNull(operation, "operation");
+      Objects.requireNonNull(rules, "rules");
+      if (!Requests.OPERATION.matcher(operation).matches()) {
+        throw new IllegalArgumentException(
+            "operation must match " + Requests.OPERATION + ": " + operation);
+      }
+      operationRules.put(operation, rules);
+      return this;
+    }
+
+    /**
      * Declares an external operation safe to repeat: its provider deduplicates requests by the
      * downstream idempotency key (see {@link ExternalEffects#downstreamKey}). A claim of it whose
      * lease ran out, or whose attempt ended unknown, is then claimed again with the same key
@@ -612,7 +740,8 @@ public final class OnceOnly implements AutoCloseable {
               Pattern.compile(keyPattern),
               canonicalizer,
               m,
-              validators);
+              validators,
+              operationRules);
       return new Core(
           database,
           requests,

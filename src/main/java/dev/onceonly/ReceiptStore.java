@@ -11,8 +11,10 @@ import java.util.Optional;
  * receipt"): look up the receipt for the key; with the same fingerprint return {@link
  * Outcome.Repeated} and the stored result; with another fingerprint return {@link
  * Outcome.Conflict}; past retention, {@link Outcome.Expired}; otherwise check the arguments against
- * a registered intent, run the effect with the transaction's connection, store the receipt and
- * commit, then return {@link Outcome.Created}. Nothing is answered before its commit.
+ * a registered intent (for an operation that {@linkplain
+ * OperationRules.Builder#requireRegisteredIntent requires one}, refuse a key with none), run the
+ * effect with the transaction's connection, store the receipt and commit, then return {@link
+ * Outcome.Created}. Nothing is answered before its commit.
  *
  * <p>Thread-safe. Per key, the effect commits at most once. It runs at most once per call, except
  * on PostgreSQL through a data source: a transaction the server aborts with a serialization failure
@@ -48,6 +50,8 @@ public interface ReceiptStore {
    * @return the outcome
    * @throws X what the effect threw; the step was rolled back and no receipt written
    * @throws InvalidRequestException if the request is refused before anything ran
+   * @throws IntentNotRegisteredException if the operation requires a registered intent and none is
+   *     registered for the key; the effect did not run and the step was rolled back
    * @throws CanonicalizationException if the arguments are not I-JSON or too large
    * @throws UnstorableResultException if the effect's result cannot be stored so that a repetition
    *     gets it back: Jackson cannot write it, it holds an unpaired surrogate, or it does not read
@@ -75,6 +79,9 @@ public interface ReceiptStore {
    * @param <X> the effect's exception type
    * @return the outcome; {@link Outcome.Created} means "will be durable when you commit"
    * @throws X what the effect threw, after rolling back to the step's savepoint
+   * @throws IntentNotRegisteredException if the operation requires a registered intent and none is
+   *     registered for the key (in the caller's transaction either), after rolling back to the
+   *     step's savepoint; the effect did not run
    * @throws UnstorableResultException if the effect's result cannot be stored so that a repetition
    *     gets it back, after rolling back to the step's savepoint
    */

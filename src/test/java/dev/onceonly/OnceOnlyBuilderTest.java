@@ -90,6 +90,30 @@ class OnceOnlyBuilderTest {
   }
 
   @Test
+  void operationRulesRefuseBadSettingsAtOnce() {
+    OnceOnly.Builder b = OnceOnly.builder();
+    OperationRules rules = OperationRules.builder().keyPattern("rf-[0-9]{4}").build();
+    assertThat(b.operation("refund", rules)).isSameAs(b);
+    assertThatThrownBy(() -> b.operation("not an operation!", rules))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("operation must match");
+    assertThatThrownBy(() -> b.operation(null, rules)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> b.operation("refund", null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("rules");
+    OperationRules.Builder r = OperationRules.builder();
+    assertThatThrownBy(() -> r.keyPattern("[a-")).isInstanceOf(PatternSyntaxException.class);
+    assertThatThrownBy(() -> r.keyPattern(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> r.validator(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("validator");
+    OperationRules none = OperationRules.builder().build();
+    assertThat(none.keyPattern()).isEmpty();
+    assertThat(none.requiresRegisteredIntent()).isFalse();
+    assertThat(rules.keyPattern()).contains("rf-[0-9]{4}");
+  }
+
+  @Test
   void exactlyOneSourceMustBeSet() throws Exception {
     Path file = dir.resolve("b.db");
     assertThatThrownBy(() -> OnceOnly.builder().build())

@@ -1,6 +1,7 @@
 package dev.onceonly;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Handler;
@@ -44,6 +45,11 @@ class ReadmeQueueExampleTest {
   static void placeOrder(OnceOnly once, Connection tx, String order) throws SQLException {
     Orders.insert(tx, order); // your own JDBC code, on your connection
     once.queue().send(tx, Message.of("shipping", "ship-" + order, Map.of("order", order)));
+  }
+
+  /** Or in one of the store's own transactions: no connection of yours, no BEGIN IMMEDIATE. */
+  static void placeOrder(OnceOnly once, String order) throws SQLException {
+    once.useTransaction(tx -> placeOrder(once, tx, order));
   }
 
   /** By hand: receive under a lease, do the work, acknowledge. */
@@ -172,6 +178,12 @@ class ReadmeQueueExampleTest {
       assertThat(once.queue().send("shipping", "ship-o-1", Map.of("order", "o-1")).status())
           .isEqualTo(SendResult.Status.SENT);
 
+      // In the store's own transaction: o-6 commits with its message; o-2 again fails on the
+      // orders table's key, and its message is rolled back with it.
+      placeOrder(once, "o-6");
+      assertThatThrownBy(() -> placeOrder(once, "o-2")).isInstanceOf(SQLException.class);
+      assertThat(once.queue().depth("shipping")).isEqualTo(5);
+
       // With a Worker.
       Worker worker = startShippingWorker(once);
       try {
@@ -182,18 +194,18 @@ class ReadmeQueueExampleTest {
       } finally {
         worker.close();
       }
-      assertThat(worker.completed()).isEqualTo(4);
+      assertThat(worker.completed()).isEqualTo(5);
     }
 
     // After reopening: every order once, one shipment and one receipt each, nothing queued.
     assertThat(Db.strings(file, "SELECT order_id FROM orders ORDER BY order_id"))
-        .containsExactly("o-1", "o-2", "o-3", "o-4", "o-5");
+        .containsExactly("o-1", "o-2", "o-3", "o-4", "o-5", "o-6");
     assertThat(Db.strings(file, "SELECT order_id FROM shipments ORDER BY order_id"))
-        .containsExactly("o-1", "o-2", "o-3", "o-4", "o-5");
+        .containsExactly("o-1", "o-2", "o-3", "o-4", "o-5", "o-6");
     assertThat(
             Db.strings(
                 file, "SELECT intent_key FROM onceonly_receipts WHERE scope = 'shop' ORDER BY 1"))
-        .containsExactly("ship-o-1", "ship-o-2", "ship-o-3", "ship-o-4", "ship-o-5");
+        .containsExactly("ship-o-1", "ship-o-2", "ship-o-3", "ship-o-4", "ship-o-5", "ship-o-6");
     assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_messages")).isZero();
     assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_dead_letters")).isZero();
     try (OnceOnly once = OnceOnly.openSqlite(file)) {

@@ -6,7 +6,9 @@ import java.util.Objects;
 /**
  * A failed attempt, as the worker reports it to {@link ExternalEffects#fail}: its class, the error
  * text kept as evidence (bounded when stored), and the wait the provider demands before the next
- * attempt, if any.
+ * attempt, if any. Every {@link FailureClass} has a factory named after it: {@link
+ * #invalidArguments}, {@link #permissionDenied}, {@link #rateLimited}, {@link #versionConflict},
+ * {@link #unknownAfterSend}, {@link #programmingError} and {@link #transientFailure}.
  *
  * @param failureClass what kind of failure this is; decides the reaction
  * @param error what happened, for a person (the provider's message, an exception's text)
@@ -44,6 +46,28 @@ public record Failure(FailureClass failureClass, String error, Duration required
   }
 
   /**
+   * Returns a refusal of the request as malformed (HTTP 400, a schema error): the claim fails at
+   * once, without a retry, and the caller must correct the arguments under a new intent.
+   *
+   * @param error what happened
+   * @return the failure
+   */
+  public static Failure invalidArguments(String error) {
+    return of(FailureClass.INVALID_ARGUMENTS, error);
+  }
+
+  /**
+   * Returns a refusal for want of authority (HTTP 401, 403): the claim fails at once, without a
+   * retry.
+   *
+   * @param error what happened
+   * @return the failure
+   */
+  public static Failure permissionDenied(String error) {
+    return of(FailureClass.PERMISSION_DENIED, error);
+  }
+
+  /**
    * Returns a rate limit that demands a wait before the next attempt.
    *
    * @param error what happened
@@ -52,6 +76,31 @@ public record Failure(FailureClass failureClass, String error, Duration required
    */
   public static Failure rateLimited(String error, Duration requiredWait) {
     return new Failure(FailureClass.RATE_LIMITED, error, requiredWait);
+  }
+
+  /**
+   * Returns a refusal because the resource changed since the arguments were computed (HTTP 409,
+   * 412, a stale ETag): the claim fails without a retry; re-read the resource and submit a new
+   * intent.
+   *
+   * @param error what happened
+   * @return the failure
+   */
+  public static Failure versionConflict(String error) {
+    return of(FailureClass.VERSION_CONFLICT, error);
+  }
+
+  /**
+   * Returns an unavailability that certainly did not apply the effect and demands no wait
+   * (connection refused before sending, a gateway's HTTP 503 that did not forward the request):
+   * retried with backoff within the retry policy's budget. Named so because {@code transient} is a
+   * Java keyword.
+   *
+   * @param error what happened
+   * @return the failure
+   */
+  public static Failure transientFailure(String error) {
+    return of(FailureClass.TRANSIENT, error);
   }
 
   /**

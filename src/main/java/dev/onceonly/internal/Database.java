@@ -14,7 +14,8 @@ import java.sql.SQLException;
  * #join} runs inside a transaction the caller owns, under a savepoint. A unit of work called from
  * inside another one on the same thread is refused instead of deadlocking, except a join on the
  * very connection the outer unit of work was given (a receipts step or a send inside {@code
- * JobQueue.complete}): that runs under a nested savepoint of the same transaction.
+ * JobQueue.complete} or {@code OnceOnly.inTransaction}): that runs under a nested savepoint of the
+ * same transaction.
  */
 public abstract class Database implements AutoCloseable {
   private final Dialect dialect;

@@ -7,8 +7,10 @@ import dev.onceonly.Canonicalizer;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
+import dev.onceonly.OperationRules;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -21,13 +23,16 @@ public final class Requests {
   /** Reads canonical arguments for validators; a reader with default features is thread-safe. */
   private static final ObjectMapper PLAIN = new ObjectMapper();
 
-  private static final Pattern OPERATION = Pattern.compile("[A-Za-z][A-Za-z0-9_.:-]{0,99}");
+  /** What an operation's name must match entirely. */
+  public static final Pattern OPERATION = Pattern.compile("[A-Za-z][A-Za-z0-9_.:-]{0,99}");
 
   private final Pattern scopePattern;
   private final Pattern keyPattern;
   private final Canonicalizer canonicalizer;
   private final ObjectMapper mapper;
   private final Map<String, ArgumentsValidator> validators;
+  private final Map<String, OperationRules> rules;
+  private final Map<String, Pattern> keyPatterns;
 
   /** A request that passed every check: its canonical arguments and fingerprint. */
   public record Prepared(
@@ -45,18 +50,32 @@ public final class Requests {
    * @param canonicalizer canonicalizes arguments, enforcing the payload limits
    * @param mapper turns argument objects into trees
    * @param validators per-operation argument checks
+   * @param rules per-operation rules
    */
   public Requests(
       Pattern scopePattern,
       Pattern keyPattern,
       Canonicalizer canonicalizer,
       ObjectMapper mapper,
-      Map<String, ArgumentsValidator> validators) {
+      Map<String, ArgumentsValidator> validators,
+      Map<String, OperationRules> rules) {
     this.scopePattern = scopePattern;
     this.keyPattern = keyPattern;
     this.canonicalizer = canonicalizer;
     this.mapper = mapper;
     this.validators = Map.copyOf(validators);
+    this.rules = Map.copyOf(rules);
+    Map<String, Pattern> patterns = new HashMap<>();
+    this.rules.forEach(
+        (operation, r) ->
+            r.keyPattern().ifPresent(p -> patterns.put(operation, Pattern.compile(p))));
+    this.keyPatterns = Map.copyOf(patterns);
+  }
+
+  /** Returns whether a step of {@code operation} runs only for a registered intent. */
+  public boolean requiresRegisteredIntent(String operation) {
+    OperationRules r = rules.get(operation);
+    return r != null && r.requiresRegisteredIntent();
   }
 
   /** Returns the canonicalizer that bounds payloads. */
@@ -64,17 +83,34 @@ public final class Requests {
     return canonicalizer;
   }
 
-  /** Validates the key only. */
+  /**
+   * Validates a key given without its operation (a lookup): it must match the instance's key
+   * pattern or the pattern of some operation, since any of them may have stored it.
+   */
   public IntentKey checkKey(IntentKey key) {
     Objects.requireNonNull(key, "key");
     check("scope", key.scope(), scopePattern);
+    for (Pattern p : keyPatterns.values()) {
+      if (key.key() != null && p.matcher(key.key()).matches()) {
+        Identifiers.check("key", key.key());
+        return key;
+      }
+    }
     check("key", key.key(), keyPattern);
     return key;
   }
 
+  /** Validates a key against the pattern of {@code operation} (may be null), or the instance's. */
+  private void checkKey(IntentKey key, String operation) {
+    Objects.requireNonNull(key, "key");
+    check("scope", key.scope(), scopePattern);
+    Pattern own = operation == null ? null : keyPatterns.get(operation);
+    check("key", key.key(), own != null ? own : keyPattern);
+  }
+
   /** Validates a whole request and canonicalizes its arguments. */
   public Prepared prepare(IntentKey key, String operation, Object arguments) {
-    checkKey(key);
+    checkKey(key, operation);
     Objects.requireNonNull(operation, "operation");
     check("operation", operation, OPERATION);
     JsonNode tree = toTree(arguments);
@@ -82,6 +118,10 @@ public final class Requests {
     ArgumentsValidator validator = validators.get(operation);
     if (validator != null) {
       validator.check(canonicalTree(canonical));
+    }
+    OperationRules r = rules.get(operation);
+    if (r != null && r.validator().isPresent()) {
+      r.validator().get().check(key, canonicalTree(canonical));
     }
     return new Prepared(
         key,

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.onceonly.Effect;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
+import dev.onceonly.IntentNotRegisteredException;
 import dev.onceonly.Outcome;
 import dev.onceonly.Receipt;
 import dev.onceonly.ReceiptStore;
@@ -117,6 +118,10 @@ public final class SqlReceiptStore implements ReceiptStore {
     Fingerprint registered = found.registered();
     if (registered != null && !registered.equals(request.fingerprint())) {
       return new Outcome.Conflict<>(request.key(), registered, request.fingerprint());
+    }
+    if (registered == null && core.requests().requiresRegisteredIntent(request.operation())) {
+      // Read in this transaction, under the key's lock: a registration cannot slip in between.
+      throw new IntentNotRegisteredException(request.key(), request.operation());
     }
     if (existing != null) {
       delete(c, request.key()); // past every retention: the key may run again

@@ -1,5 +1,6 @@
 package dev.onceonly.external;
 
+import static java.util.Locale.ROOT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,6 +12,8 @@ import dev.onceonly.testing.FakeProvider.Fault;
 import dev.onceonly.testing.ProviderWorker;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +44,68 @@ class FailureClassTest extends ExternalTestSupport {
     assertThat(num(row, "maybe_applied")).isZero();
     assertThat(provider.received(ExternalEffects.downstreamKey(key))).isEqualTo(1);
     assertThat(provider.effects(ExternalEffects.downstreamKey(key))).isZero();
+  }
+
+  /** One factory per failure class, each with the reaction its class defines. */
+  static Map<FailureClass, Failure> oneFailureOfEachClass() {
+    Map<FailureClass, Failure> out = new EnumMap<>(FailureClass.class);
+    out.put(FailureClass.INVALID_ARGUMENTS, Failure.invalidArguments("HTTP 400 amount"));
+    out.put(FailureClass.PERMISSION_DENIED, Failure.permissionDenied("HTTP 403"));
+    out.put(FailureClass.RATE_LIMITED, Failure.rateLimited("HTTP 429", Duration.ofSeconds(30)));
+    out.put(FailureClass.VERSION_CONFLICT, Failure.versionConflict("HTTP 412 stale ETag"));
+    out.put(FailureClass.UNKNOWN_AFTER_SEND, Failure.unknownAfterSend("read timed out"));
+    out.put(
+        FailureClass.PROGRAMMING_ERROR, Failure.programmingError(new IllegalStateException("bug")));
+    out.put(FailureClass.TRANSIENT, Failure.transientFailure("connection refused"));
+    return out;
+  }
+
+  @Test
+  void everyFailureClassHasAFactoryWhoseFailureIsStoredWithItsReaction() {
+    Map<FailureClass, Failure> failures = oneFailureOfEachClass();
+    assertThat(failures.keySet()).isEqualTo(EnumSet.allOf(FailureClass.class));
+    try (OnceOnly once = open()) {
+      ExternalEffects effects = once.externalEffects(POLICY);
+      for (Map.Entry<FailureClass, Failure> e : failures.entrySet()) {
+        assertThat(e.getValue().failureClass()).isEqualTo(e.getKey());
+        IntentKey key = IntentKey.of("u-1", "factory-" + e.getKey().name().toLowerCase(ROOT));
+        Claim claim = claimed(effects.claim(key, CHARGE, ARGS, LEASE));
+        effects.fail(claim, e.getValue());
+      }
+    }
+    Map<FailureClass, String> expected = new EnumMap<>(FailureClass.class);
+    expected.put(FailureClass.INVALID_ARGUMENTS, "FAILED");
+    expected.put(FailureClass.PERMISSION_DENIED, "FAILED");
+    expected.put(FailureClass.RATE_LIMITED, "RETRY_WAIT");
+    expected.put(FailureClass.VERSION_CONFLICT, "FAILED");
+    expected.put(FailureClass.UNKNOWN_AFTER_SEND, "UNKNOWN");
+    expected.put(FailureClass.PROGRAMMING_ERROR, "FAILED");
+    expected.put(FailureClass.TRANSIENT, "RETRY_WAIT");
+    for (FailureClass cls : FailureClass.values()) {
+      Map<String, Object> row = row(IntentKey.of("u-1", "factory-" + cls.name().toLowerCase(ROOT)));
+      assertThat(row.get("failure_class")).as(cls.name()).isEqualTo(cls.name());
+      assertThat(row.get("state")).as(cls.name()).isEqualTo(expected.get(cls));
+      assertThat((String) row.get("last_error"))
+          .as(cls.name())
+          .startsWith(failures.get(cls).error());
+    }
+    assertThat(failures.get(FailureClass.PROGRAMMING_ERROR).error())
+        .isEqualTo("java.lang.IllegalStateException: bug");
+  }
+
+  @Test
+  void theFactoriesRefuseNullsAndOnlyARateLimitCarriesAWait() {
+    assertThatThrownBy(() -> Failure.invalidArguments(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("error");
+    assertThatThrownBy(() -> Failure.transientFailure(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("error");
+    assertThat(Failure.transientFailure("HTTP 503").requiredWait()).isZero();
+    assertThat(Failure.versionConflict("HTTP 409").requiredWait()).isZero();
+    assertThatThrownBy(() -> Failure.rateLimited("HTTP 429", Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("requiredWait");
   }
 
   @Test
