@@ -18,6 +18,8 @@ import dev.onceonly.internal.SqlJobQueue;
 import dev.onceonly.internal.SqlReceiptStore;
 import dev.onceonly.internal.SqlRejectionStore;
 import dev.onceonly.internal.SqliteUrls;
+import dev.onceonly.internal.maintenance.SqlMaintenance;
+import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.sql.Dialect;
@@ -74,6 +76,7 @@ public final class OnceOnly implements AutoCloseable {
   private final SqlExternalEffects externalEffects;
   private final DatabaseClock databaseClock;
   private final SendNotifications notifications;
+  private final SqlMaintenance maintenance;
 
   private OnceOnly(
       Database database,
@@ -81,7 +84,9 @@ public final class OnceOnly implements AutoCloseable {
       String prefix,
       Set<String> safeToRepeat,
       DatabaseClock databaseClock,
-      DataSource listenFor) {
+      DataSource listenFor,
+      Migrator migrator,
+      String description) {
     this.database = database;
     this.databaseClock = databaseClock;
     QueueSignals signals = new QueueSignals();
@@ -99,6 +104,8 @@ public final class OnceOnly implements AutoCloseable {
             listenFor == null ? null : SendNotifications.channel(prefix));
     this.externalEffects =
         new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
+    this.maintenance =
+        new SqlMaintenance(database, prefix, core.clock(), receipts, migrator, description);
   }
 
   /**
@@ -171,6 +178,17 @@ public final class OnceOnly implements AutoCloseable {
     return externalEffects.withPolicy(policy);
   }
 
+  /**
+   * Returns the maintenance operations for operators: counts per table and state, the schema
+   * version, retention in bounded batches and migrations. The {@code onceonly} command-line tool is
+   * built on them.
+   *
+   * @return the maintenance operations of this store, thread-safe
+   */
+  public Maintenance maintenance() {
+    return maintenance;
+  }
+
   /** {@return the dialect in use} */
   public Dialect dialect() {
     return database.dialect();
@@ -233,7 +251,13 @@ public final class OnceOnly implements AutoCloseable {
      * SchemaVersionException} that names the scripts to apply. For applications whose database role
      * may only read and write rows.
      */
-    VALIDATE
+    VALIDATE,
+    /**
+     * Reads and changes nothing at open: for maintenance tools, which read {@link
+     * Maintenance#schemaVersion()} and call {@link Maintenance#migrate} themselves. The stores of
+     * an instance opened so fail with a {@link StoreException} while the schema is not current.
+     */
+    NONE
   }
 
   /** Configures and opens a {@link OnceOnly}. Not thread-safe. */
@@ -585,7 +609,7 @@ public final class OnceOnly implements AutoCloseable {
         Migrator migrator = new Migrator(database, tablePrefix, time);
         if (migrations == Migrations.APPLY) {
           migrator.migrate();
-        } else {
+        } else if (migrations == Migrations.VALIDATE) {
           migrator.validate();
         }
         return new OnceOnly(
@@ -594,7 +618,9 @@ public final class OnceOnly implements AutoCloseable {
             tablePrefix,
             Set.copyOf(safeToRepeat),
             databaseClock,
-            listenForSends);
+            listenForSends,
+            migrator,
+            description(database));
       } catch (RuntimeException e) {
         if (databaseClock != null) {
           databaseClock.close();
@@ -602,6 +628,13 @@ public final class OnceOnly implements AutoCloseable {
         database.close();
         throw e;
       }
+    }
+
+    /** Says what the store runs on, for people: the file, or the dialect and the prefix. */
+    private String description(Database database) {
+      return sqliteFile != null
+          ? "SQLite file " + sqliteFile + ", prefix " + tablePrefix
+          : database.dialect().id() + ", prefix " + tablePrefix;
     }
 
     private Core core(Database database, InstantSource clock) {
