@@ -33,21 +33,15 @@ final class MigrateCommand extends OperatorCommand {
     if (json) {
       json(doc);
     } else {
-      out()
-          .println(
-              done.changed()
-                  ? "migrated "
-                      + target.describe()
-                      + " from version "
-                      + done.before()
-                      + " to "
-                      + done.after()
-                  : "schema of "
-                      + target.describe()
-                      + " is up to date (version "
-                      + done.after()
-                      + ")");
+      out().println(sentence(done));
     }
     return 0;
+  }
+
+  private String sentence(Maintenance.Migration done) {
+    String where = target.describe();
+    return done.changed()
+        ? "migrated " + where + " from version " + done.before() + " to " + done.after()
+        : "schema of " + where + " is up to date (version " + done.after() + ")";
   }
 }

@@ -10,8 +10,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Applies retention through {@link Maintenance}'s purges, in batches of {@value #BATCH}; on a store
- * that needs more than one batch, a progress line per batch goes to stderr.
+ * Applies retention through {@link Maintenance}'s purges, in batches of 1,000; on a store that
+ * needs more than one batch, a progress line per batch goes to stderr.
  */
 @Command(
     name = "purge",
