@@ -140,7 +140,15 @@ public interface Maintenance {
    */
   record DeadLetterSummary(
       String queue, String key, int attempts, String lastError, Instant deadAt) {
-    /** Refuses nulls other than the error. */
+    /**
+     * Refuses nulls other than the error.
+     *
+     * @param queue its queue
+     * @param key the message's key
+     * @param attempts how many deliveries it had
+     * @param lastError the last failure, bounded, or {@code null}
+     * @param deadAt when it was dead-lettered
+     */
     public DeadLetterSummary {
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(key, "key");
@@ -155,7 +163,12 @@ public interface Maintenance {
    * @param deleted tombstones (and their intents) removed
    */
   record ReceiptPurge(long tombstoned, long deleted) {
-    /** Checks the counts. */
+    /**
+     * Checks the counts.
+     *
+     * @param tombstoned results dropped, fingerprints kept
+     * @param deleted tombstones (and their intents) removed
+     */
     public ReceiptPurge {
       if (tombstoned < 0 || deleted < 0) {
         throw new IllegalArgumentException("counts must be >= 0");
@@ -183,7 +196,12 @@ public interface Maintenance {
    * @param required the version this library needs
    */
   record SchemaVersion(int found, int required) {
-    /** Checks the versions. */
+    /**
+     * Checks the versions.
+     *
+     * @param found the version recorded in the database, 0 when there is none under the prefix
+     * @param required the version this library needs
+     */
     public SchemaVersion {
       if (found < 0 || required < 1) {
         throw new IllegalArgumentException("found must be >= 0 and required >= 1");

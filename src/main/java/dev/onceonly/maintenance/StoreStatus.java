@@ -43,7 +43,25 @@ public record StoreStatus(
     Optional<PendingIntent> oldestPending,
     Optional<Duration> oldestDueAge) {
 
-  /** Checks the fields and copies the maps. */
+  /**
+   * Checks the fields and copies the maps.
+   *
+   * @param database what the store runs on, for people (never a password)
+   * @param schemaVersion the schema version found in the database
+   * @param at the instant the counts were read at, from the store's clock
+   * @param intents intents registered
+   * @param pendingIntents intents without a receipt yet
+   * @param receiptsLive receipts whose result is still returned
+   * @param receiptsExpired receipts whose result is past its expiry, not yet purged to a tombstone
+   * @param tombstones receipts kept as a fingerprint only
+   * @param messages per queue, its messages due, leased and delayed
+   * @param deadLetters per queue, its dead letters
+   * @param rejections rejected deliveries kept
+   * @param claims per state name (for example {@code IN_PROGRESS}, {@code UNKNOWN}), the external
+   *     effect claims in it
+   * @param oldestPending the intent without a receipt registered longest ago, if any
+   * @param oldestDueAge how long the message due longest has waited, if any is due
+   */
   public StoreStatus {
     Objects.requireNonNull(database, "database");
     Objects.requireNonNull(at, "at");
@@ -81,7 +99,13 @@ public record StoreStatus(
    * @param age how long ago that was, at the status's clock
    */
   public record PendingIntent(IntentKey key, Instant registeredAt, Duration age) {
-    /** Checks the fields. */
+    /**
+     * Checks the fields.
+     *
+     * @param key its key
+     * @param registeredAt when it was registered
+     * @param age how long ago that was, at the status's clock
+     */
     public PendingIntent {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(registeredAt, "registeredAt");
