@@ -13,6 +13,7 @@ module dev.onceonly {
 
   exports dev.onceonly;
   exports dev.onceonly.external;
+  exports dev.onceonly.maintenance;
   exports dev.onceonly.queue;
   exports dev.onceonly.redis;
   exports dev.onceonly.sql;

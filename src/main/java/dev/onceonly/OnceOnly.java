@@ -19,6 +19,8 @@ import dev.onceonly.internal.SqlJobQueue;
 import dev.onceonly.internal.SqlReceiptStore;
 import dev.onceonly.internal.SqlRejectionStore;
 import dev.onceonly.internal.SqliteUrls;
+import dev.onceonly.internal.maintenance.SqlMaintenance;
+import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.sql.Dialect;
@@ -75,6 +77,7 @@ public final class OnceOnly implements AutoCloseable {
   private final SqlExternalEffects externalEffects;
   private final DatabaseClock databaseClock;
   private final SendNotifications notifications;
+  private final SqlMaintenance maintenance;
 
   private OnceOnly(
       Database database,
@@ -82,7 +85,9 @@ public final class OnceOnly implements AutoCloseable {
       String prefix,
       Set<String> safeToRepeat,
       DatabaseClock databaseClock,
-      DataSource listenFor) {
+      DataSource listenFor,
+      Migrator migrator,
+      String description) {
     this.database = database;
     this.databaseClock = databaseClock;
     QueueSignals signals = new QueueSignals();
@@ -100,6 +105,8 @@ public final class OnceOnly implements AutoCloseable {
             listenFor == null ? null : SendNotifications.channel(prefix));
     this.externalEffects =
         new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
+    this.maintenance =
+        new SqlMaintenance(database, prefix, core.clock(), receipts, migrator, description);
   }
 
   /**
@@ -275,6 +282,17 @@ public final class OnceOnly implements AutoCloseable {
     void useTransaction(Connection transaction) throws X;
   }
 
+  /**
+   * Returns the maintenance operations for operators: counts per table and state, the schema
+   * version, retention in bounded batches and migrations. The {@code onceonly} command-line tool is
+   * built on them.
+   *
+   * @return the maintenance operations of this store, thread-safe
+   */
+  public Maintenance maintenance() {
+    return maintenance;
+  }
+
   /** {@return the dialect in use} */
   public Dialect dialect() {
     return database.dialect();
@@ -337,7 +355,13 @@ public final class OnceOnly implements AutoCloseable {
      * SchemaVersionException} that names the scripts to apply. For applications whose database role
      * may only read and write rows.
      */
-    VALIDATE
+    VALIDATE,
+    /**
+     * Reads and changes nothing at open: for maintenance tools, which read {@link
+     * Maintenance#schemaVersion()} and call {@link Maintenance#migrate} themselves. The stores of
+     * an instance opened so fail with a {@link StoreException} while the schema is not current.
+     */
+    NONE
   }
 
   /** Configures and opens a {@link OnceOnly}. Not thread-safe. */
@@ -713,7 +737,7 @@ public final class OnceOnly implements AutoCloseable {
         Migrator migrator = new Migrator(database, tablePrefix, time);
         if (migrations == Migrations.APPLY) {
           migrator.migrate();
-        } else {
+        } else if (migrations == Migrations.VALIDATE) {
           migrator.validate();
         }
         return new OnceOnly(
@@ -722,7 +746,9 @@ public final class OnceOnly implements AutoCloseable {
             tablePrefix,
             Set.copyOf(safeToRepeat),
             databaseClock,
-            listenForSends);
+            listenForSends,
+            migrator,
+            description(database));
       } catch (RuntimeException e) {
         if (databaseClock != null) {
           databaseClock.close();
@@ -730,6 +756,13 @@ public final class OnceOnly implements AutoCloseable {
         database.close();
         throw e;
       }
+    }
+
+    /** Says what the store runs on, for people: the file, or the dialect and the prefix. */
+    private String description(Database database) {
+      return sqliteFile != null
+          ? "SQLite file " + sqliteFile + ", prefix " + tablePrefix
+          : database.dialect().id() + ", prefix " + tablePrefix;
     }
 
     private Core core(Database database, InstantSource clock) {

@@ -28,13 +28,13 @@ import picocli.CommandLine.Spec;
     description = "Runs the demo, and looks inside an OnceOnly store.",
     subcommands = {
       DemoCommand.class,
-      Commands.Status.class,
-      Commands.Pending.class,
-      Commands.Receipts.class,
-      Commands.DeadLetters.class,
-      Commands.Unknown.class,
-      Commands.Purge.class,
-      Commands.Migrate.class
+      StatusCommand.class,
+      PendingCommand.class,
+      ReceiptsCommand.class,
+      DeadLettersCommand.class,
+      UnknownCommand.class,
+      PurgeCommand.class,
+      MigrateCommand.class
     })
 public final class Main implements Runnable {
   @Spec CommandSpec spec;

@@ -2,20 +2,14 @@ package dev.onceonly.cli;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.OnceOnlyException;
-import dev.onceonly.internal.Migrator;
 import dev.onceonly.internal.SqliteUrls;
+import dev.onceonly.maintenance.Maintenance;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.util.OptionalInt;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -64,19 +58,9 @@ final class Target {
     return prefix;
   }
 
-  /** Returns a table's full name. */
-  String table(String name) {
-    return prefix() + name;
-  }
-
   /** Returns where this command works, for messages (passwords removed). */
   String describe() {
     return db != null ? db.toString() : redact(jdbcUrl);
-  }
-
-  /** Whether timestamps are SQLite's epoch millis rather than {@code timestamptz}. */
-  boolean isSqlite() {
-    return db != null || jdbcUrl.startsWith("jdbc:sqlite:");
   }
 
   private void checkOne() {
@@ -86,10 +70,11 @@ final class Target {
   }
 
   /**
-   * Opens a connection. Unless {@code create}, a missing SQLite file is an error, not a new
-   * database.
+   * Checks that the target can be reached before the store is opened on it. Unless {@code create},
+   * a missing SQLite file is an error, not a new database; a JDBC URL needs a driver that accepts
+   * it and a connection it opens (then closed: opening one is not reading the store).
    */
-  Connection connect(boolean create) {
+  private void checkReachable(boolean create) {
     checkOne();
     prefix();
     if (db != null) {
@@ -102,14 +87,7 @@ final class Target {
                 + db
                 + "` to create one)");
       }
-      try {
-        SQLiteConfig config = new SQLiteConfig();
-        config.setBusyTimeout(5_000);
-        return SqliteUrls.open(config, db);
-      } catch (SQLException e) {
-        throw new CliException(
-            CliException.UNREACHABLE, "cannot open " + db + ": " + firstLine(e.getMessage()));
-      }
+      return;
     }
     try {
       DriverManager.getDriver(jdbcUrl);
@@ -121,7 +99,7 @@ final class Target {
               + " (for PostgreSQL, put org.postgresql:postgresql on the class path)");
     }
     try {
-      return DriverManager.getConnection(jdbcUrl);
+      DriverManager.getConnection(jdbcUrl).close();
     } catch (SQLException e) {
       throw new CliException(
           CliException.UNREACHABLE,
@@ -130,25 +108,62 @@ final class Target {
   }
 
   /**
-   * Returns the schema version recorded in the database, or empty if it has no OnceOnly schema
-   * under this prefix.
+   * Opens a JDBC connection of the caller's own, for the demo's application tables (the operator
+   * commands read the store only through its API). Unless {@code create}, a missing SQLite file is
+   * an error, not a new database.
    */
-  OptionalInt schemaVersion(Connection c) {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT MAX(version) FROM " + table("schema_version"))) {
-      rs.next();
-      int v = rs.getInt(1);
-      return rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(v);
+  Connection connect(boolean create) {
+    checkReachable(create);
+    try {
+      if (db != null) {
+        SQLiteConfig config = new SQLiteConfig();
+        config.setBusyTimeout(5_000);
+        return SqliteUrls.open(config, db); // the exact file, whatever its name holds
+      }
+      return DriverManager.getConnection(jdbcUrl);
     } catch (SQLException e) {
-      return OptionalInt.empty(); // no such table: no schema under this prefix
+      throw new CliException(
+          CliException.UNREACHABLE, "cannot open " + describe() + ": " + firstLine(e.getMessage()));
+    }
+  }
+
+  /**
+   * Opens the store on an existing database whose schema is this tool's version. Opening changes
+   * nothing ({@link OnceOnly.Migrations#NONE}); the version is read through {@link
+   * Maintenance#schemaVersion()}: an operator command never creates or upgrades a database, and
+   * works as a role that may only read and write rows.
+   */
+  OnceOnly open() {
+    checkReachable(false); // a missing file, driver or server fails here, clearly
+    OnceOnly once = openStore(OnceOnly.builder().migrations(OnceOnly.Migrations.NONE));
+    try {
+      checkSchema(once.maintenance().schemaVersion());
+      return once;
+    } catch (RuntimeException e) {
+      once.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Opens the store for {@code migrate}: a missing SQLite file is created, and the schema may be
+   * missing or older, but not newer than this tool's.
+   */
+  OnceOnly openForMigration() {
+    checkReachable(true);
+    OnceOnly once = openStore(OnceOnly.builder().migrations(OnceOnly.Migrations.NONE));
+    try {
+      checkNotNewer(once.maintenance().schemaVersion());
+      return once;
+    } catch (RuntimeException e) {
+      once.close();
+      throw e;
     }
   }
 
   /** Fails unless the schema is exactly the version this tool knows. */
-  void checkSchema(Connection c) {
-    int latest = Migrator.latestVersion();
-    OptionalInt found = schemaVersion(c);
-    if (found.isEmpty()) {
+  private void checkSchema(Maintenance.SchemaVersion version) {
+    if (version.found() == 0) {
       throw new CliException(
           CliException.SCHEMA,
           "no OnceOnly schema with prefix "
@@ -157,88 +172,55 @@ final class Target {
               + describe()
               + " (run `onceonly migrate` to create it)");
     }
-    checkNotNewer(found.getAsInt());
-    if (found.getAsInt() < latest) {
+    checkNotNewer(version);
+    if (version.found() < version.required()) {
       throw new CliException(
           CliException.SCHEMA,
           "the schema in "
               + describe()
               + " is version "
-              + found.getAsInt()
+              + version.found()
               + ", older than this tool's "
-              + latest
+              + version.required()
               + " (run `onceonly migrate`)");
     }
   }
 
   /** Fails if the database holds a schema newer than this tool knows. */
-  void checkNotNewer(int found) {
-    int latest = Migrator.latestVersion();
-    if (found > latest) {
+  private void checkNotNewer(Maintenance.SchemaVersion version) {
+    if (version.found() > version.required()) {
       throw new CliException(
           CliException.SCHEMA,
           "the schema in "
               + describe()
               + " is version "
-              + found
+              + version.found()
               + ", newer than this tool's "
-              + latest
+              + version.required()
               + "; use a newer OnceOnly");
     }
   }
 
-  /** Opens a connection to an existing database whose schema is this tool's version. */
-  Connection connectChecked() {
-    Connection c = connect(false);
-    try {
-      checkSchema(c);
-      return c;
-    } catch (RuntimeException e) {
-      close(c);
-      throw e;
-    }
-  }
-
   /**
-   * Opens the store on an existing, checked database, with migrations off: an operator command
-   * never changes the schema, and works as a role that may only read and write rows.
+   * Opens the store with the given builder; with {@link OnceOnly.Migrations#APPLY}, creating and
+   * migrating the database if needed.
    */
-  OnceOnly open() {
-    close(connectChecked());
-    return openStore(OnceOnly.builder().migrations(OnceOnly.Migrations.VALIDATE));
-  }
-
-  /** Opens the store with the given builder, creating and migrating the database if needed. */
   OnceOnly openStore(OnceOnly.Builder builder) {
     checkOne();
     builder.tablePrefix(prefix());
-    try {
-      if (db != null) {
+    if (db != null) {
+      try {
         return builder.sqlite(db).build();
+      } catch (OnceOnlyException e) {
+        throw new CliException(
+            CliException.UNREACHABLE, "cannot open " + db + ": " + firstLine(e.getMessage()));
       }
-      close(connect(true)); // fails early and clearly on a missing driver or a wrong URL
+    }
+    checkReachable(true); // fails early and clearly on a missing driver or a wrong URL
+    try {
       return builder.dataSource(new UrlDataSource(jdbcUrl)).build();
     } catch (OnceOnlyException e) {
       throw new CliException(CliException.STORE, firstLine(e.getMessage()));
-    }
-  }
-
-  /** Reads a timestamp column: epoch millis on SQLite, {@code timestamptz} elsewhere. */
-  Instant instant(ResultSet rs, String column) throws SQLException {
-    if (isSqlite()) {
-      long millis = rs.getLong(column);
-      return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
-    }
-    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
-    return t == null ? null : t.toInstant();
-  }
-
-  /** Binds a timestamp parameter the way {@link #instant} reads it. */
-  void bind(PreparedStatement ps, int index, Instant at) throws SQLException {
-    if (isSqlite()) {
-      ps.setLong(index, at.toEpochMilli());
-    } else {
-      ps.setObject(index, OffsetDateTime.ofInstant(at, java.time.ZoneOffset.UTC));
     }
   }
 
@@ -256,15 +238,6 @@ final class Target {
     }
     int nl = message.indexOf('\n');
     return (nl < 0 ? message : message.substring(0, nl)).strip();
-  }
-
-  /** Closes a connection; a failure to close is not worth failing a command for. */
-  private static void close(Connection c) {
-    try {
-      c.close();
-    } catch (SQLException e) {
-      // nothing was written through it; the command's own result is what matters
-    }
   }
 
   /** A data source over {@link DriverManager}, one new connection per call. */

@@ -14,6 +14,7 @@ import java.sql.Statement;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /**
  * Applies the schema migrations shipped under {@code dev/onceonly/sql/<dialect>/} in order,
@@ -69,7 +70,28 @@ public final class Migrator {
    * @throws SchemaVersionException if the database holds a newer schema than this library knows
    */
   public int migrate() {
-    return database.write(this::migrate);
+    return migrate(version -> {});
+  }
+
+  /**
+   * Brings the schema to {@link #latestVersion()} like {@link #migrate()}, telling {@code applied}
+   * each version as its script has run (inside the transaction, which may still roll back).
+   *
+   * @param applied called with each version applied
+   * @return the version found before migrating (0 for an empty database)
+   * @throws SchemaVersionException if the database holds a newer schema than this library knows
+   */
+  public int migrate(IntConsumer applied) {
+    return database.write(c -> migrate(c, applied));
+  }
+
+  /**
+   * Reads the recorded version without creating or changing anything.
+   *
+   * @return the version, 0 when there is no schema under the prefix
+   */
+  public int recordedVersion() {
+    return database.read(this::recordedVersion);
   }
 
   /**
@@ -135,7 +157,7 @@ public final class Migrator {
         latestVersion());
   }
 
-  private int migrate(Connection c) throws SQLException {
+  private int migrate(Connection c, IntConsumer applied) throws SQLException {
     // PostgreSQL: instances starting at once queue here until the first one commits (its CREATE
     // TABLE IF NOT EXISTS would otherwise race on the catalog). The lock is transaction-scoped, so
     // it holds no session state and works through PgBouncer's transaction pooling.
@@ -165,6 +187,7 @@ public final class Migrator {
         execute(c, statement);
       }
       record(c, v, script);
+      applied.accept(v);
     }
     return found;
   }

@@ -1,0 +1,86 @@
+package dev.onceonly.internal.maintenance;
+
+/**
+ * Every SQL statement of the maintenance operations, built once for a table prefix. The same in
+ * both dialects: all values are bound as parameters, only the validated prefix is concatenated, and
+ * the PostgreSQL schema declares its text keys {@code COLLATE "C"}, so orderings are bytewise there
+ * as on SQLite.
+ */
+final class MaintenanceStatements {
+  final String countIntents;
+  final String countPending;
+  final String oldestPending;
+  final String countReceipts;
+  final String countMessages;
+  final String oldestDue;
+  final String countDeadLetters;
+  final String countClaims;
+  final String countRejections;
+  final String purgeRejections;
+  final String oldDeadLetters;
+  final String deleteDeadLetter;
+  final String deleteUnusedPayload;
+  final String recentDeadLetters;
+  final String recentDeadLettersOfQueue;
+
+  MaintenanceStatements(String p) {
+    String withoutReceipt =
+        " FROM "
+            + p
+            + "intents i WHERE NOT EXISTS (SELECT 1 FROM "
+            + p
+            + "receipts r WHERE r.scope = i.scope AND r.intent_key = i.intent_key)";
+    countIntents = "SELECT COUNT(*) FROM " + p + "intents";
+    countPending = "SELECT COUNT(*)" + withoutReceipt;
+    oldestPending =
+        "SELECT i.scope, i.intent_key, i.created_at"
+            + withoutReceipt
+            + " ORDER BY i.created_at, i.scope, i.intent_key LIMIT 1";
+    // parameters: now, now
+    countReceipts =
+        "SELECT COALESCE(SUM(CASE WHEN result IS NOT NULL AND expires_at > ? THEN 1 ELSE 0 END), 0),"
+            + " COALESCE(SUM(CASE WHEN result IS NOT NULL AND expires_at <= ? THEN 1 ELSE 0 END),"
+            + " 0), COALESCE(SUM(CASE WHEN result IS NULL THEN 1 ELSE 0 END), 0) FROM "
+            + p
+            + "receipts";
+    // A claim bumps the fence to an odd number and so does each write that ends the lease
+    // (retry, reschedule) to an even one: a message not due is leased exactly when its fence is
+    // odd.
+    // Parameters: now, now, now.
+    countMessages =
+        "SELECT queue, SUM(CASE WHEN deliver_at <= ? THEN 1 ELSE 0 END),"
+            + " SUM(CASE WHEN deliver_at > ? AND fence % 2 = 1 THEN 1 ELSE 0 END),"
+            + " SUM(CASE WHEN deliver_at > ? AND fence % 2 = 0 THEN 1 ELSE 0 END) FROM "
+            + p
+            + "messages GROUP BY queue ORDER BY queue";
+    oldestDue = "SELECT MIN(deliver_at) FROM " + p + "messages WHERE deliver_at <= ?";
+    countDeadLetters =
+        "SELECT queue, COUNT(*) FROM " + p + "dead_letters GROUP BY queue ORDER BY queue";
+    countClaims = "SELECT state, COUNT(*) FROM " + p + "claims GROUP BY state ORDER BY state";
+    countRejections = "SELECT COUNT(*) FROM " + p + "rejections";
+    purgeRejections =
+        "DELETE FROM "
+            + p
+            + "rejections WHERE delivery_id IN (SELECT delivery_id FROM "
+            + p
+            + "rejections WHERE created_at < ? ORDER BY created_at, delivery_id LIMIT ?)";
+    oldDeadLetters =
+        "SELECT queue, message_key, payload_ref FROM "
+            + p
+            + "dead_letters WHERE dead_at < ? ORDER BY dead_at, queue, message_key LIMIT ?";
+    deleteDeadLetter = "DELETE FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
+    String recent =
+        "SELECT queue, message_key, attempts, last_error, dead_at FROM " + p + "dead_letters";
+    String newestFirst = " ORDER BY dead_at DESC, queue, message_key LIMIT ?";
+    recentDeadLetters = recent + newestFirst;
+    recentDeadLettersOfQueue = recent + " WHERE queue = ?" + newestFirst;
+    deleteUnusedPayload =
+        "DELETE FROM "
+            + p
+            + "payloads WHERE payload_ref = ? AND NOT EXISTS (SELECT 1 FROM "
+            + p
+            + "messages WHERE payload_ref = ?) AND NOT EXISTS (SELECT 1 FROM "
+            + p
+            + "dead_letters WHERE payload_ref = ?)";
+  }
+}

@@ -1,0 +1,216 @@
+package dev.onceonly.maintenance;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.IntConsumer;
+import java.util.function.LongConsumer;
+
+/**
+ * Looks inside a store and applies retention and migrations, from {@link
+ * dev.onceonly.OnceOnly#maintenance()}.
+ *
+ * <p>Thread-safe, and safe with many instances on one database: every operation runs in short
+ * transactions of its own, reads only committed rows, and each purge batch deletes rows that
+ * another instance purging at the same time may also select; a row deleted twice is counted once,
+ * by whichever deleted it. Counts are read with one statement each in one connection, so on
+ * PostgreSQL they may come from slightly different moments under concurrent writes.
+ *
+ * <p>Bad arguments ({@code null}, a negative duration, a batch size outside 1 to {@link
+ * #MAX_BATCH}) are refused with {@link IllegalArgumentException} or {@link NullPointerException}
+ * before anything is read or written.
+ */
+public interface Maintenance {
+  /** The largest batch a purge accepts. */
+  int MAX_BATCH = 10_000;
+
+  /**
+   * Counts the rows of every table per state, at this instance's clock.
+   *
+   * @return an immutable snapshot of the counts, the oldest pending intent and due message, and the
+   *     schema version found
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  StoreStatus status();
+
+  /**
+   * Returns the intent registered longest ago that still has no receipt.
+   *
+   * @return its key, registration time and age, or empty when every intent has a receipt
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  Optional<StoreStatus.PendingIntent> oldestPending();
+
+  /**
+   * Returns how long the message that has been due longest has waited, over every queue.
+   *
+   * @return the age of the oldest due message, or empty when no message is due
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  Optional<Duration> oldestDueAge();
+
+  /**
+   * Lists dead letters newest first (ties in queue and key order), without their payloads.
+   *
+   * @param queue only this queue, or {@code null} for every queue
+   * @param limit the most to return, 1 to {@link #MAX_BATCH}
+   * @return the dead letters, newest first
+   * @throws IllegalArgumentException if {@code limit} is out of bounds
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  List<DeadLetterSummary> recentDeadLetters(String queue, int limit);
+
+  /**
+   * Reads the schema version recorded in the database, without creating or changing anything.
+   *
+   * @return the version found (0 when there is no schema under this prefix) and the version this
+   *     library needs
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  SchemaVersion schemaVersion();
+
+  /**
+   * Applies receipt retention until nothing is left to do: results past their expiry become
+   * tombstones (the fingerprint is kept), tombstones past their own retention are deleted with
+   * their intents. Each batch is one write transaction of at most {@code batchSize} receipts, the
+   * same work as {@link dev.onceonly.ReceiptStore#purge(int)}.
+   *
+   * @param batchSize receipts per transaction, 1 to {@link #MAX_BATCH}
+   * @param progress called after each batch that touched rows with the running total; may be a
+   *     no-op
+   * @return how many receipts became tombstones and how many were deleted
+   * @throws IllegalArgumentException if {@code batchSize} is out of bounds
+   * @throws dev.onceonly.StoreException if a batch fails; earlier batches stay committed
+   */
+  ReceiptPurge purgeReceipts(int batchSize, LongConsumer progress);
+
+  /**
+   * Deletes rejections recorded more than {@code olderThan} ago, in batches of one transaction
+   * each.
+   *
+   * @param olderThan the age past which a rejection goes; zero deletes every rejection recorded
+   *     before now
+   * @param batchSize rows per transaction, 1 to {@link #MAX_BATCH}
+   * @param progress called after each batch that deleted rows with the running total
+   * @return how many rejections were deleted
+   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code batchSize} out of
+   *     bounds
+   * @throws dev.onceonly.StoreException if a batch fails; earlier batches stay committed
+   */
+  long purgeRejections(Duration olderThan, int batchSize, LongConsumer progress);
+
+  /**
+   * Deletes dead letters that died more than {@code olderThan} ago, with their stored payloads when
+   * no message or other dead letter still refers to them, in batches of one transaction each.
+   *
+   * @param olderThan the age past which a dead letter goes; zero deletes every one dead before now
+   * @param batchSize rows per transaction, 1 to {@link #MAX_BATCH}
+   * @param progress called after each batch that deleted rows with the running total
+   * @return how many dead letters were deleted
+   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code batchSize} out of
+   *     bounds
+   * @throws dev.onceonly.StoreException if a batch fails; earlier batches stay committed
+   */
+  long purgeDeadLetters(Duration olderThan, int batchSize, LongConsumer progress);
+
+  /**
+   * Applies the pending schema migrations in one write transaction (a PostgreSQL migration lock
+   * keeps instances migrating at once from racing). A current schema is only read, so a role
+   * without the right to create tables may call this.
+   *
+   * @param applied called with each version as its script is applied, inside the transaction: if
+   *     the transaction fails, the versions it reported are not applied
+   * @return the versions before and after
+   * @throws dev.onceonly.SchemaVersionException if the database holds a newer schema than this
+   *     library knows
+   * @throws dev.onceonly.StoreException if a script fails; then nothing is applied
+   */
+  Migration migrate(IntConsumer applied);
+
+  /**
+   * A dead letter as {@link #recentDeadLetters} lists it.
+   *
+   * @param queue its queue
+   * @param key the message's key
+   * @param attempts how many deliveries it had
+   * @param lastError the last failure, bounded, or {@code null}
+   * @param deadAt when it was dead-lettered
+   */
+  record DeadLetterSummary(
+      String queue, String key, int attempts, String lastError, Instant deadAt) {
+    /**
+     * Refuses nulls other than the error.
+     *
+     * @param queue its queue
+     * @param key the message's key
+     * @param attempts how many deliveries it had
+     * @param lastError the last failure, bounded, or {@code null}
+     * @param deadAt when it was dead-lettered
+     */
+    public DeadLetterSummary {
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(deadAt, "deadAt");
+    }
+  }
+
+  /**
+   * What a receipt purge did.
+   *
+   * @param tombstoned results dropped, fingerprints kept
+   * @param deleted tombstones (and their intents) removed
+   */
+  record ReceiptPurge(long tombstoned, long deleted) {
+    /**
+     * Checks the counts.
+     *
+     * @param tombstoned results dropped, fingerprints kept
+     * @param deleted tombstones (and their intents) removed
+     */
+    public ReceiptPurge {
+      if (tombstoned < 0 || deleted < 0) {
+        throw new IllegalArgumentException("counts must be >= 0");
+      }
+    }
+  }
+
+  /**
+   * What {@link #migrate} did.
+   *
+   * @param before the version found, 0 for a database without the schema
+   * @param after the version now recorded
+   */
+  record Migration(int before, int after) {
+    /** {@return whether any script was applied} */
+    public boolean changed() {
+      return before != after;
+    }
+  }
+
+  /**
+   * A schema version as found and as needed.
+   *
+   * @param found the version recorded in the database, 0 when there is none under the prefix
+   * @param required the version this library needs
+   */
+  record SchemaVersion(int found, int required) {
+    /**
+     * Checks the versions.
+     *
+     * @param found the version recorded in the database, 0 when there is none under the prefix
+     * @param required the version this library needs
+     */
+    public SchemaVersion {
+      if (found < 0 || required < 1) {
+        throw new IllegalArgumentException("found must be >= 0 and required >= 1");
+      }
+    }
+
+    /** {@return whether the schema is exactly the version this library needs} */
+    public boolean isCurrent() {
+      return found == required;
+    }
+  }
+}

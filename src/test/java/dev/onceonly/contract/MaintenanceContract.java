@@ -1,0 +1,248 @@
+package dev.onceonly.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceonly.IntentKey;
+import dev.onceonly.OnceOnly;
+import dev.onceonly.external.ClaimOutcome;
+import dev.onceonly.maintenance.Maintenance;
+import dev.onceonly.maintenance.StoreStatus;
+import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.Message;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongConsumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract of {@link Maintenance}: counts that match the rows after a restart, purges bounded
+ * by age and batch with progress per batch, migrations from an older schema, and bad arguments
+ * refused before anything is written.
+ */
+public abstract class MaintenanceContract extends ContractSupport {
+  private static final LongConsumer QUIET = n -> {};
+
+  /** Fills every table; leaves the clock 5 minutes after the messages were sent. */
+  private void fillEveryTable() {
+    start();
+    receipt("a"); // becomes a tombstone
+    clock.advance(Duration.ofDays(1));
+    receipt("c"); // expires, stays unpurged
+    clock.advance(Duration.ofDays(31));
+    assertThat(once.receipts().purge(1).tombstoned()).isOne();
+    receipt("b"); // live
+    once.intents().register(IntentKey.of("workshop", "p-2"), "make_report", Map.of());
+    clock.advance(Duration.ofSeconds(1));
+    once.intents().register(IntentKey.of("workshop", "p-1"), "make_report", Map.of());
+    for (String key : List.of("m-1", "m-2", "m-3")) {
+      once.queue().send("mail", key, Map.of("to", key));
+    }
+    once.queue()
+        .send(Message.of("mail", "m-4", Map.of()).deliverAt(clock.instant().plusSeconds(7_200)));
+    assertThat(once.queue().receive("mail", 1, Duration.ofHours(1))).hasSize(1);
+    once.queue().send("jobs", "j-1", Map.of());
+    once.queue()
+        .deadLetter(once.queue().receive("jobs", 1, Duration.ofMinutes(1)).get(0).lease(), "no");
+    once.rejections().record("mail/x#1", "{", "not JSON");
+    once.rejections().record("mail/x#2", "{", "not JSON");
+    assertThat(
+            once.externalEffects()
+                .claim(IntentKey.of("u-1", "pay-1"), "charge", Map.of(), Duration.ofMinutes(1)))
+        .isInstanceOf(ClaimOutcome.Claimed.class);
+    clock.advance(Duration.ofMinutes(5));
+  }
+
+  private void receipt(String key) {
+    once.receipts().execute(IntentKey.of("u-1", key), "op", Map.of(), String.class, c -> "ok");
+  }
+
+  @Test
+  void statusCountsTheRowsAfterReopening() {
+    fillEveryTable();
+    reopen();
+    StoreStatus s = once.maintenance().status();
+    assertThat(s.schemaVersion()).isEqualTo(MigrationContract.MIGRATIONS.size());
+    assertThat(s.at()).isEqualTo(clock.instant());
+    assertThat(s.intents()).isEqualTo(2).isEqualTo(count("SELECT COUNT(*) FROM onceonly_intents"));
+    assertThat(s.pendingIntents()).isEqualTo(2);
+    assertThat(s.receiptsLive()).isOne();
+    assertThat(s.receiptsExpired()).isOne();
+    assertThat(s.tombstones())
+        .isOne()
+        .isEqualTo(count("SELECT COUNT(*) FROM onceonly_receipts WHERE result IS NULL"));
+    assertThat(s.messages())
+        .containsOnlyKeys("mail")
+        .containsEntry("mail", new StoreStatus.QueueCounts(2, 1, 1));
+    assertThat(count("SELECT COUNT(*) FROM onceonly_messages")).isEqualTo(4);
+    assertThat(s.deadLetters()).isEqualTo(Map.of("jobs", 1L));
+    assertThat(s.deadLetterTotal()).isEqualTo(count("SELECT COUNT(*) FROM onceonly_dead_letters"));
+    assertThat(s.rejections())
+        .isEqualTo(2)
+        .isEqualTo(count("SELECT COUNT(*) FROM onceonly_rejections"));
+    assertThat(s.claims()).isEqualTo(Map.of("IN_PROGRESS", 1L));
+    assertThat(s.oldestPending()).isEqualTo(once.maintenance().oldestPending());
+    StoreStatus.PendingIntent oldest = s.oldestPending().orElseThrow();
+    assertThat(oldest.key()).isEqualTo(IntentKey.of("workshop", "p-2"));
+    assertThat(oldest.age()).isEqualTo(Duration.ofMinutes(5).plusSeconds(1));
+    assertThat(s.oldestDueAge()).contains(Duration.ofMinutes(5));
+    assertThat(once.maintenance().oldestDueAge()).contains(Duration.ofMinutes(5));
+  }
+
+  @Test
+  void anEmptyStoreHasZeroCountsAndNoOldest() {
+    start();
+    StoreStatus s = once.maintenance().status();
+    assertThat(s.intents() + s.receiptsLive() + s.tombstones() + s.rejections()).isZero();
+    assertThat(s.messages()).isEmpty();
+    assertThat(s.claims()).isEmpty();
+    assertThat(s.oldestPending()).isEmpty();
+    assertThat(s.oldestDueAge()).isEmpty();
+    assertThat(once.maintenance().recentDeadLetters(null, 10)).isEmpty();
+  }
+
+  @Test
+  void purgeRejectionsDeletesPastTheBoundInBatchesWithProgress() {
+    start();
+    for (int i = 0; i < 35; i++) {
+      once.rejections().record(String.format("old-%02d", i), "{", "bad");
+    }
+    clock.advance(Duration.ofDays(10));
+    for (int i = 0; i < 3; i++) {
+      once.rejections().record("new-" + i, "{", "bad");
+    }
+    List<Long> progress = new ArrayList<>();
+    assertThat(once.maintenance().purgeRejections(Duration.ofDays(5), 10, progress::add))
+        .isEqualTo(35);
+    assertThat(progress).containsExactly(10L, 20L, 30L, 35L);
+    reopen();
+    assertThat(strings("SELECT delivery_id FROM onceonly_rejections ORDER BY delivery_id"))
+        .containsExactly("new-0", "new-1", "new-2");
+    assertThat(once.maintenance().purgeRejections(Duration.ofDays(5), 10, progress::add)).isZero();
+    assertThat(progress).as("no batch deleted anything").hasSize(4);
+  }
+
+  @Test
+  void purgeDeadLettersDeletesPastTheBoundInBatchesWithProgress() {
+    start();
+    deadLetters("old-", 35);
+    clock.advance(Duration.ofDays(10));
+    deadLetters("new-", 2);
+    List<Long> progress = new ArrayList<>();
+    assertThat(once.maintenance().purgeDeadLetters(Duration.ofDays(5), 10, progress::add))
+        .isEqualTo(35);
+    assertThat(progress).containsExactly(10L, 20L, 30L, 35L);
+    reopen();
+    assertThat(strings("SELECT message_key FROM onceonly_dead_letters ORDER BY message_key"))
+        .containsExactly("new-0", "new-1");
+    assertThat(once.maintenance().recentDeadLetters("q", 10))
+        .extracting(Maintenance.DeadLetterSummary::key)
+        .containsExactly("new-0", "new-1");
+    assertThat(once.maintenance().recentDeadLetters("other", 10)).isEmpty();
+  }
+
+  private void deadLetters(String prefix, int n) {
+    for (int i = 0; i < n; i++) {
+      once.queue().send("q", String.format("%s%d", prefix, i), Map.of("i", i));
+    }
+    for (Delivery d : once.queue().receive("q", n, Duration.ofMinutes(1))) {
+      once.queue().deadLetter(d.lease(), "failed");
+    }
+  }
+
+  @Test
+  void purgeReceiptsTombstonesInBatchesWithProgress() {
+    start();
+    for (int i = 0; i < 35; i++) {
+      receipt("r-" + i);
+    }
+    clock.advance(Duration.ofDays(31));
+    receipt("live");
+    List<Long> progress = new ArrayList<>();
+    Maintenance.ReceiptPurge purged = once.maintenance().purgeReceipts(10, progress::add);
+    assertThat(purged).isEqualTo(new Maintenance.ReceiptPurge(35, 0));
+    assertThat(progress).containsExactly(10L, 20L, 30L, 35L);
+    reopen();
+    assertThat(count("SELECT COUNT(*) FROM onceonly_receipts WHERE result IS NULL")).isEqualTo(35);
+    assertThat(count("SELECT COUNT(*) FROM onceonly_receipts WHERE result IS NOT NULL")).isOne();
+  }
+
+  @Test
+  void badArgumentsAreRefusedAndWriteNothing() {
+    start();
+    once.rejections().record("old", "{", "bad");
+    deadLetters("d-", 1);
+    receipt("r");
+    clock.advance(Duration.ofDays(400));
+    Map<String, List<String>> before = snapshot();
+    Maintenance m = once.maintenance();
+    assertThatThrownBy(() -> m.purgeRejections(Duration.ofDays(-1), 10, QUIET))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("olderThan must be >= 0");
+    assertThatThrownBy(() -> m.purgeDeadLetters(Duration.ofSeconds(-1), 10, QUIET))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("olderThan must be >= 0");
+    for (int bad : new int[] {0, -1, Maintenance.MAX_BATCH + 1}) {
+      assertThatThrownBy(() -> m.purgeRejections(Duration.ZERO, bad, QUIET))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("batchSize must be between 1 and 10000");
+      assertThatThrownBy(() -> m.purgeDeadLetters(Duration.ZERO, bad, QUIET))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("batchSize must be between 1 and 10000");
+      assertThatThrownBy(() -> m.purgeReceipts(bad, QUIET))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("batchSize must be between 1 and 10000");
+      assertThatThrownBy(() -> m.recentDeadLetters(null, bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("limit must be between 1 and 10000");
+    }
+    assertThatThrownBy(() -> m.purgeRejections(null, 10, QUIET))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("olderThan");
+    assertThatThrownBy(() -> m.purgeReceipts(10, null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("progress");
+    reopen();
+    assertThat(snapshot()).isEqualTo(before);
+  }
+
+  @Test
+  void migrateBringsAnOlderSchemaToThisVersion() {
+    start();
+    receipt("kept");
+    once.close();
+    exec("DELETE FROM onceonly_schema_version WHERE version = 4");
+    OnceOnly old = track(open(clock, b -> b.migrations(OnceOnly.Migrations.NONE)));
+    int latest = MigrationContract.MIGRATIONS.size();
+    assertThat(old.maintenance().schemaVersion())
+        .isEqualTo(new Maintenance.SchemaVersion(latest - 1, latest));
+    List<Integer> applied = new ArrayList<>();
+    assertThat(old.maintenance().migrate(applied::add))
+        .isEqualTo(new Maintenance.Migration(latest - 1, latest));
+    assertThat(applied).containsExactly(latest);
+    old.close();
+    OnceOnly reopened = track(open(clock, b -> b.migrations(OnceOnly.Migrations.VALIDATE)));
+    assertThat(reopened.maintenance().schemaVersion().isCurrent()).isTrue();
+    assertThat(count("SELECT COUNT(*) FROM onceonly_schema_version")).isEqualTo(latest);
+    assertThat(count("SELECT COUNT(*) FROM onceonly_receipts")).isOne();
+    Maintenance.Migration again = reopened.maintenance().migrate(applied::add);
+    assertThat(again.changed()).isFalse();
+    assertThat(applied).hasSize(1);
+  }
+
+  @Test
+  void anEmptyDatabaseReportsNoSchemaAndMigrateCreatesIt() {
+    OnceOnly empty = track(open(clock, b -> b.migrations(OnceOnly.Migrations.NONE)));
+    int latest = MigrationContract.MIGRATIONS.size();
+    assertThat(empty.maintenance().schemaVersion())
+        .isEqualTo(new Maintenance.SchemaVersion(0, latest));
+    assertThat(tables()).as("reading the version creates nothing").isEmpty();
+    List<Integer> applied = new ArrayList<>();
+    assertThat(empty.maintenance().migrate(applied::add))
+        .isEqualTo(new Maintenance.Migration(0, latest));
+    assertThat(applied).containsExactly(1, 2, 3, 4);
+    assertThat(tables()).containsAll(MigrationContract.DEFAULT_TABLES);
+  }
+}
