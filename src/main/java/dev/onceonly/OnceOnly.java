@@ -2,23 +2,22 @@ package dev.onceonly;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.external.ExternalEffects;
-import dev.onceonly.internal.CallerTransactions;
-import dev.onceonly.internal.Checks;
-import dev.onceonly.internal.Core;
-import dev.onceonly.internal.DataSourceDatabase;
-import dev.onceonly.internal.Database;
-import dev.onceonly.internal.DatabaseClock;
-import dev.onceonly.internal.Migrator;
-import dev.onceonly.internal.QueueSignals;
-import dev.onceonly.internal.Requests;
-import dev.onceonly.internal.SendNotifications;
-import dev.onceonly.internal.SingleConnectionDatabase;
-import dev.onceonly.internal.SqlExternalEffects;
-import dev.onceonly.internal.SqlIntentStore;
-import dev.onceonly.internal.SqlJobQueue;
-import dev.onceonly.internal.SqlReceiptStore;
-import dev.onceonly.internal.SqlRejectionStore;
-import dev.onceonly.internal.SqliteUrls;
+import dev.onceonly.internal.db.CallerTransactions;
+import dev.onceonly.internal.db.DataSourceDatabase;
+import dev.onceonly.internal.db.Database;
+import dev.onceonly.internal.db.DatabaseClock;
+import dev.onceonly.internal.db.Migrator;
+import dev.onceonly.internal.db.SingleConnectionDatabase;
+import dev.onceonly.internal.db.SqliteUrls;
+import dev.onceonly.internal.external.SqlExternalEffects;
+import dev.onceonly.internal.queue.QueueSignals;
+import dev.onceonly.internal.queue.SendNotifications;
+import dev.onceonly.internal.queue.SqlJobQueue;
+import dev.onceonly.internal.receipts.Core;
+import dev.onceonly.internal.receipts.Requests;
+import dev.onceonly.internal.receipts.SqlIntentStore;
+import dev.onceonly.internal.receipts.SqlReceiptStore;
+import dev.onceonly.internal.receipts.SqlRejectionStore;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.sql.Dialect;
@@ -494,7 +493,7 @@ public final class OnceOnly implements AutoCloseable {
      * @throws IllegalArgumentException if it is zero, negative or longer than 100 years
      */
     public Builder resultRetention(Duration retention) {
-      this.resultRetention = Checks.positive(retention, "resultRetention");
+      this.resultRetention = Bounds.positive(retention, "resultRetention");
       return this;
     }
 
@@ -508,7 +507,7 @@ public final class OnceOnly implements AutoCloseable {
      * @throws IllegalArgumentException if it is negative or longer than 100 years
      */
     public Builder tombstoneRetention(Duration retention) {
-      this.tombstoneRetention = Checks.nonNegative(retention, "tombstoneRetention");
+      this.tombstoneRetention = Bounds.nonNegative(retention, "tombstoneRetention");
       return this;
     }
 
@@ -623,7 +622,7 @@ public final class OnceOnly implements AutoCloseable {
      * @throws IllegalArgumentException if it is zero, negative or longer than 100 years
      */
     public Builder busyTimeout(Duration timeout) {
-      this.busyTimeout = Checks.positive(timeout, "busyTimeout");
+      this.busyTimeout = Bounds.positive(timeout, "busyTimeout");
       return this;
     }
 
@@ -669,7 +668,7 @@ public final class OnceOnly implements AutoCloseable {
       if (maxBatch <= 0) {
         throw new IllegalArgumentException("maxBatch must be > 0");
       }
-      Checks.nonNegative(maxWait, "maxWait");
+      Bounds.nonNegative(maxWait, "maxWait");
       this.groupCommitMaxBatch = maxBatch;
       this.groupCommitMaxWait = maxWait;
       return this;

@@ -10,7 +10,7 @@ import dev.onceonly.Receipt;
 import dev.onceonly.ReceiptStore;
 import dev.onceonly.external.ClaimRecord;
 import dev.onceonly.external.ClaimState;
-import dev.onceonly.internal.Migrator;
+import dev.onceonly.internal.db.Migrator;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

@@ -2,8 +2,8 @@ package dev.onceonly.cli;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.OnceOnlyException;
-import dev.onceonly.internal.Migrator;
-import dev.onceonly.internal.SqliteUrls;
+import dev.onceonly.internal.db.Migrator;
+import dev.onceonly.internal.db.SqliteUrls;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
