@@ -5,7 +5,8 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * Argument checks shared by the builders and stores.
+ * The bounds on every duration and instant the library accepts, and the checks that enforce them:
+ * builders, stores and queues all refuse what lies outside, with the same message.
  *
  * <p>Why bounds: every duration is added to a clock reading and stored as epoch milliseconds (or a
  * PostgreSQL {@code timestamptz}), so a duration of {@code Long.MAX_VALUE} milliseconds wraps to a
