@@ -13,11 +13,11 @@ import dev.onceonly.internal.external.SqlExternalEffects;
 import dev.onceonly.internal.queue.QueueSignals;
 import dev.onceonly.internal.queue.SendNotifications;
 import dev.onceonly.internal.queue.SqlJobQueue;
-import dev.onceonly.internal.receipts.Core;
-import dev.onceonly.internal.receipts.Requests;
+import dev.onceonly.internal.receipts.RequestPreparer;
 import dev.onceonly.internal.receipts.SqlIntentStore;
 import dev.onceonly.internal.receipts.SqlReceiptStore;
 import dev.onceonly.internal.receipts.SqlRejectionStore;
+import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.sql.Dialect;
@@ -77,7 +77,7 @@ public final class OnceOnly implements AutoCloseable {
 
   private OnceOnly(
       Database database,
-      Core core,
+      StoreContext core,
       String prefix,
       Set<String> safeToRepeat,
       DatabaseClock databaseClock,
@@ -562,9 +562,9 @@ public final class OnceOnly implements AutoCloseable {
     public Builder operation(String operation, OperationRules rules) {
       Objects.requireNonNull(operation, "operation");
       Objects.requireNonNull(rules, "rules");
-      if (!Requests.OPERATION.matcher(operation).matches()) {
+      if (!RequestPreparer.OPERATION.matcher(operation).matches()) {
         throw new IllegalArgumentException(
-            "operation must match " + Requests.OPERATION + ": " + operation);
+            "operation must match " + RequestPreparer.OPERATION + ": " + operation);
       }
       operationRules.put(operation, rules);
       return this;
@@ -731,17 +731,17 @@ public final class OnceOnly implements AutoCloseable {
       }
     }
 
-    private Core core(Database database, InstantSource clock) {
+    private StoreContext core(Database database, InstantSource clock) {
       ObjectMapper m = mapper != null ? mapper : new ObjectMapper();
-      Requests requests =
-          new Requests(
+      RequestPreparer requests =
+          new RequestPreparer(
               Pattern.compile(scopePattern),
               Pattern.compile(keyPattern),
               canonicalizer,
               m,
               validators,
               operationRules);
-      return new Core(
+      return new StoreContext(
           database,
           requests,
           clock,
@@ -750,7 +750,7 @@ public final class OnceOnly implements AutoCloseable {
           tombstoneRetention,
           rejectionReasonChars,
           rejectionBodyBytes,
-          new Core.Sql(tablePrefix));
+          new StoreContext.Sql(tablePrefix));
     }
 
     private Database openDatabase() {

@@ -19,13 +19,13 @@ import java.sql.SQLException;
  */
 public abstract class Database implements AutoCloseable {
   private final Dialect dialect;
-  private final Times times;
+  private final InstantColumns times;
   private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> Boolean.FALSE);
   private final ThreadLocal<Connection> current = new ThreadLocal<>();
 
   protected Database(Dialect dialect) {
     this.dialect = dialect;
-    this.times = Times.of(dialect);
+    this.times = InstantColumns.of(dialect);
   }
 
   /** A unit of work on a connection. */
@@ -41,14 +41,14 @@ public abstract class Database implements AutoCloseable {
   }
 
   /** Returns how this dialect binds and reads instants. */
-  public Times times() {
+  public InstantColumns times() {
     return times;
   }
 
   /**
    * Takes a transaction-scoped lock on {@code (space, name)} on PostgreSQL (released by the
    * transaction's end, so nothing outlives it); on SQLite does nothing. See {@link
-   * dev.onceonly.internal.receipts.Core#lockKey}.
+   * dev.onceonly.internal.receipts.StoreContext#lockKey}.
    */
   public final void lockKey(Connection c, int space, String name) throws SQLException {
     if (dialect != Dialect.POSTGRESQL) {

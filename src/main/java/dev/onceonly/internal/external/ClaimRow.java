@@ -5,7 +5,7 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.external.ClaimRecord;
 import dev.onceonly.external.ClaimState;
 import dev.onceonly.external.FailureClass;
-import dev.onceonly.internal.db.Times;
+import dev.onceonly.internal.db.InstantColumns;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -55,7 +55,7 @@ final class ClaimRow {
   }
 
   /** Reads the {@link ClaimStatements#MUTABLE} columns starting at column {@code i}. */
-  ClaimRow(IntentKey key, ResultSet rs, int i, Times times) throws SQLException {
+  ClaimRow(IntentKey key, ResultSet rs, int i, InstantColumns times) throws SQLException {
     this.key = key;
     operation = rs.getString(i++);
     fingerprint = rs.getString(i++);
@@ -95,7 +95,7 @@ final class ClaimRow {
   }
 
   /** Binds the {@link ClaimStatements#MUTABLE} columns starting at parameter {@code i}. */
-  int bind(PreparedStatement ps, int i, Times times) throws SQLException {
+  int bind(PreparedStatement ps, int i, InstantColumns times) throws SQLException {
     ps.setString(i++, operation);
     ps.setString(i++, fingerprint);
     ps.setString(i++, arguments);

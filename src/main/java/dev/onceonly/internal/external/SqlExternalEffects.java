@@ -15,10 +15,10 @@ import dev.onceonly.external.ExternalEffects;
 import dev.onceonly.external.Failure;
 import dev.onceonly.external.FailureClass;
 import dev.onceonly.external.Settlement;
-import dev.onceonly.internal.receipts.Core;
-import dev.onceonly.internal.receipts.Requests;
+import dev.onceonly.internal.receipts.RequestPreparer;
 import dev.onceonly.internal.receipts.SqlIntentStore;
 import dev.onceonly.internal.receipts.SqlRejectionStore;
+import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.queue.RetryPolicy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -42,7 +42,7 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class SqlExternalEffects implements ExternalEffects {
   private static final int MAX_TEXT_CHARS = 2000;
 
-  private final Core core;
+  private final StoreContext core;
   private final ClaimStatements sql;
   private final String prefix;
   private final RetryPolicy policy;
@@ -57,7 +57,7 @@ public final class SqlExternalEffects implements ExternalEffects {
    * @param safeToRepeat operations whose provider deduplicates by the downstream key
    */
   public SqlExternalEffects(
-      Core core, String prefix, RetryPolicy policy, Set<String> safeToRepeat) {
+      StoreContext core, String prefix, RetryPolicy policy, Set<String> safeToRepeat) {
     this.core = core;
     this.sql = new ClaimStatements(prefix);
     this.prefix = prefix;
@@ -74,7 +74,7 @@ public final class SqlExternalEffects implements ExternalEffects {
 
   @Override
   public ClaimOutcome claim(IntentKey key, String operation, Object arguments, Duration lease) {
-    Requests.Prepared request = core.requests().prepare(key, operation, arguments);
+    RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
     Bounds.positive(lease, "lease");
     return core.database().write(c -> claimIn(c, request, lease, null));
   }
@@ -87,7 +87,7 @@ public final class SqlExternalEffects implements ExternalEffects {
       Object arguments,
       Duration lease) {
     core.requests().checkKey(original);
-    Requests.Prepared request = core.requests().prepare(compensation, operation, arguments);
+    RequestPreparer.Prepared request = core.requests().prepare(compensation, operation, arguments);
     Bounds.positive(lease, "lease");
     if (!original.scope().equals(compensation.scope())) {
       throw new InvalidRequestException(
@@ -113,7 +113,7 @@ public final class SqlExternalEffects implements ExternalEffects {
   }
 
   private ClaimOutcome claimIn(
-      Connection c, Requests.Prepared request, Duration lease, String compensates)
+      Connection c, RequestPreparer.Prepared request, Duration lease, String compensates)
       throws SQLException {
     long now = core.clock().millis();
     IntentKey key = request.key();
@@ -608,8 +608,9 @@ public final class SqlExternalEffects implements ExternalEffects {
 
   /**
    * Reads a claim row for a transition. On PostgreSQL the key is locked first (see {@link
-   * Core#lockKey}), so the read-decide-write of one transition cannot interleave with another
-   * instance's on the same key; the fence compare-and-set in {@link #mustUpdate} stays as a check.
+   * StoreContext#lockKey}), so the read-decide-write of one transition cannot interleave with
+   * another instance's on the same key; the fence compare-and-set in {@link #mustUpdate} stays as a
+   * check.
    */
   private ClaimRow lockAndSelect(Connection c, IntentKey key) throws SQLException {
     core.lockKey(c, "claims", key);

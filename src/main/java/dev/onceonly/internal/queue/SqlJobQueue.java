@@ -7,11 +7,11 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.EffectConnection;
-import dev.onceonly.internal.db.Times;
+import dev.onceonly.internal.db.InstantColumns;
 import dev.onceonly.internal.jcs.Fingerprints;
-import dev.onceonly.internal.receipts.Core;
 import dev.onceonly.internal.receipts.SqlIntentStore;
 import dev.onceonly.internal.receipts.SqlRejectionStore;
+import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.queue.DeadLetter;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.JobQueue;
@@ -45,9 +45,9 @@ public final class SqlJobQueue implements JobQueue {
   private static final int MAX_RECEIVE = 1000;
   private static final int MAX_ERROR_CHARS = 2000;
 
-  private final Core core;
+  private final StoreContext core;
   private final QueueStatements sql;
-  private final Times times;
+  private final InstantColumns times;
   private final RetryPolicy policy;
   private final QueueSignals signals;
   private final String notifyChannel;
@@ -64,7 +64,11 @@ public final class SqlJobQueue implements JobQueue {
    *     SendNotifications}); null for none
    */
   public SqlJobQueue(
-      Core core, String prefix, RetryPolicy policy, QueueSignals signals, String notifyChannel) {
+      StoreContext core,
+      String prefix,
+      RetryPolicy policy,
+      QueueSignals signals,
+      String notifyChannel) {
     this.core = core;
     this.sql = new QueueStatements(prefix, core.database().dialect());
     this.times = core.times();

@@ -19,16 +19,16 @@ public final class SqlIntentStore implements IntentStore {
   /** The largest batch a listing returns. */
   public static final int MAX_BATCH = 10_000;
 
-  private final Core core;
+  private final StoreContext core;
 
   /** Creates the store. */
-  public SqlIntentStore(Core core) {
+  public SqlIntentStore(StoreContext core) {
     this.core = core;
   }
 
   @Override
   public Registration register(IntentKey key, String operation, Object arguments) {
-    Requests.Prepared request = core.requests().prepare(key, operation, arguments);
+    RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
     return core.database().write(c -> register(c, request));
   }
 
@@ -36,11 +36,12 @@ public final class SqlIntentStore implements IntentStore {
   public Registration register(
       Connection transaction, IntentKey key, String operation, Object arguments) {
     Objects.requireNonNull(transaction, "transaction");
-    Requests.Prepared request = core.requests().prepare(key, operation, arguments);
+    RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
     return core.database().join(transaction, c -> register(c, request));
   }
 
-  private Registration register(Connection c, Requests.Prepared request) throws SQLException {
+  private Registration register(Connection c, RequestPreparer.Prepared request)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(core.statements().insertIntent)) {
       ps.setString(1, request.key().scope());
       ps.setString(2, request.key().key());

@@ -10,7 +10,7 @@ import dev.onceonly.Receipt;
 import dev.onceonly.ReceiptStore;
 import dev.onceonly.UnstorableResultException;
 import dev.onceonly.internal.db.EffectConnection;
-import dev.onceonly.internal.db.Times;
+import dev.onceonly.internal.db.InstantColumns;
 import dev.onceonly.internal.jcs.Jcs;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,10 +24,10 @@ import java.util.Optional;
 
 /** The {@link ReceiptStore} on SQL. */
 public final class SqlReceiptStore implements ReceiptStore {
-  private final Core core;
+  private final StoreContext core;
 
   /** Creates the store. */
-  public SqlReceiptStore(Core core) {
+  public SqlReceiptStore(StoreContext core) {
     this.core = core;
   }
 
@@ -44,7 +44,7 @@ public final class SqlReceiptStore implements ReceiptStore {
   public <T, X extends Exception> Outcome<T> execute(
       IntentKey key, String operation, Object arguments, Class<T> resultType, Effect<T, X> effect)
       throws X {
-    Requests.Prepared request = core.requests().prepare(key, operation, arguments);
+    RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
     Objects.requireNonNull(resultType, "resultType");
     Objects.requireNonNull(effect, "effect");
     Outcome<T> settled = settledWithoutWriting(request, resultType);
@@ -68,7 +68,7 @@ public final class SqlReceiptStore implements ReceiptStore {
       Effect<T, X> effect)
       throws X {
     Objects.requireNonNull(transaction, "transaction");
-    Requests.Prepared request = core.requests().prepare(key, operation, arguments);
+    RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
     Objects.requireNonNull(resultType, "resultType");
     Objects.requireNonNull(effect, "effect");
     try {
@@ -86,7 +86,8 @@ public final class SqlReceiptStore implements ReceiptStore {
    * where the caller would wait anyway; a lone caller goes straight to the write step, which looks
    * again under the lock.
    */
-  private <T> Outcome<T> settledWithoutWriting(Requests.Prepared request, Class<T> resultType) {
+  private <T> Outcome<T> settledWithoutWriting(
+      RequestPreparer.Prepared request, Class<T> resultType) {
     if (!core.database().writesContended()) {
       return null;
     }
@@ -108,7 +109,7 @@ public final class SqlReceiptStore implements ReceiptStore {
   }
 
   private <T, X extends Exception> Outcome<T> step(
-      Connection c, Requests.Prepared request, Class<T> resultType, Effect<T, X> effect)
+      Connection c, RequestPreparer.Prepared request, Class<T> resultType, Effect<T, X> effect)
       throws SQLException {
     // Receipts keep epoch millis: a finer "now" would make Created and Repeated disagree.
     Instant now = Instant.ofEpochMilli(core.clock().millis());
@@ -137,7 +138,7 @@ public final class SqlReceiptStore implements ReceiptStore {
   }
 
   private <T> Outcome<T> answer(
-      Receipt existing, Requests.Prepared request, Class<T> resultType, Instant now) {
+      Receipt existing, RequestPreparer.Prepared request, Class<T> resultType, Instant now) {
     if (!existing.fingerprint().equals(request.fingerprint())) {
       return new Outcome.Conflict<>(request.key(), existing.fingerprint(), request.fingerprint());
     }
@@ -232,7 +233,7 @@ public final class SqlReceiptStore implements ReceiptStore {
     }
   }
 
-  private void insert(Connection c, Requests.Prepared request, String json, Instant now)
+  private void insert(Connection c, RequestPreparer.Prepared request, String json, Instant now)
       throws SQLException {
     Instant expires = now.plus(core.resultRetention());
     Instant forget = expires.plus(core.tombstoneRetention());
@@ -242,7 +243,7 @@ public final class SqlReceiptStore implements ReceiptStore {
       ps.setString(3, request.operation());
       ps.setString(4, request.fingerprint().toString());
       ps.setString(5, json);
-      Times t = core.times();
+      InstantColumns t = core.times();
       t.set(ps, 6, now.toEpochMilli());
       t.set(ps, 7, expires.toEpochMilli());
       t.set(ps, 8, forget.toEpochMilli());

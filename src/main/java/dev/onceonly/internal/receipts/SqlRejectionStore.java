@@ -21,10 +21,10 @@ import java.util.Objects;
 public final class SqlRejectionStore implements RejectionStore {
   private static final int MAX_DELIVERY_ID = 200;
 
-  private final Core core;
+  private final StoreContext core;
 
   /** Creates the store. */
-  public SqlRejectionStore(Core core) {
+  public SqlRejectionStore(StoreContext core) {
     this.core = core;
   }
 

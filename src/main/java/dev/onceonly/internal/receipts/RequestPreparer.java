@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * Validates requests and brings their arguments to canonical form, before any transaction opens.
  * Immutable and thread-safe.
  */
-public final class Requests {
+public final class RequestPreparer {
   /** Reads canonical arguments for validators; a reader with default features is thread-safe. */
   private static final ObjectMapper PLAIN = new ObjectMapper();
 
@@ -53,7 +53,7 @@ public final class Requests {
    * @param validators per-operation argument checks
    * @param rules per-operation rules
    */
-  public Requests(
+  public RequestPreparer(
       Pattern scopePattern,
       Pattern keyPattern,
       Canonicalizer canonicalizer,

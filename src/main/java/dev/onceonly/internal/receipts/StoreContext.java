@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.IntentKey;
 import dev.onceonly.internal.db.Database;
-import dev.onceonly.internal.db.Times;
+import dev.onceonly.internal.db.InstantColumns;
 import dev.onceonly.sql.Dialect;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
@@ -27,9 +27,9 @@ import java.time.InstantSource;
  * @param rejectionBodyBytes bound on a rejection's body excerpt
  * @param sql the statements, built for the table prefix
  */
-public record Core(
+public record StoreContext(
     Database database,
-    Requests requests,
+    RequestPreparer requests,
     InstantSource clock,
     ObjectMapper mapper,
     Duration resultRetention,
@@ -59,7 +59,7 @@ public record Core(
     return sql.statements;
   }
 
-  public Times times() {
+  public InstantColumns times() {
     return database.times();
   }
 

@@ -18,17 +18,17 @@ import java.time.ZoneOffset;
  * an {@link OffsetDateTime} for the same reason (a {@code java.sql.Timestamp} would be converted
  * through the JVM's default zone).
  */
-public final class Times {
+public final class InstantColumns {
   private final boolean timestamptz;
 
-  private Times(boolean timestamptz) {
+  private InstantColumns(boolean timestamptz) {
     this.timestamptz = timestamptz;
   }
 
-  private static final Times MILLIS = new Times(false);
-  private static final Times TIMESTAMPTZ = new Times(true);
+  private static final InstantColumns MILLIS = new InstantColumns(false);
+  private static final InstantColumns TIMESTAMPTZ = new InstantColumns(true);
 
-  static Times of(Dialect dialect) {
+  static InstantColumns of(Dialect dialect) {
     return dialect == Dialect.POSTGRESQL ? TIMESTAMPTZ : MILLIS;
   }
 
