@@ -31,6 +31,9 @@ public final class Bounds {
   /**
    * Returns {@code d} if it is positive and at most {@link #MAX_DURATION}.
    *
+   * @param d the duration
+   * @param name the argument's name, for the message
+   * @return {@code d}
    * @throws NullPointerException if {@code d} is null
    * @throws IllegalArgumentException ({@code "<name> must be > 0"}, {@code "<name> must be <= 100
    *     years (P36525D)"}) otherwise
@@ -46,6 +49,9 @@ public final class Bounds {
   /**
    * Returns {@code d} if it is zero or positive and at most {@link #MAX_DURATION}.
    *
+   * @param d the duration
+   * @param name the argument's name, for the message
+   * @return {@code d}
    * @throws NullPointerException if {@code d} is null
    * @throws IllegalArgumentException ({@code "<name> must be >= 0"}, {@code "<name> must be <= 100
    *     years (P36525D)"}) otherwise
@@ -69,6 +75,9 @@ public final class Bounds {
   /**
    * Returns {@code at} if it lies in years 1 to 9999.
    *
+   * @param at the instant
+   * @param name the argument's name, for the message
+   * @return {@code at}
    * @throws NullPointerException if {@code at} is null
    * @throws IllegalArgumentException ({@code "<name> must be between 0001-01-01T00:00:00Z and
    *     9999-12-31T23:59:59.999Z"}) otherwise
