@@ -1,7 +1,8 @@
 /**
  * OnceOnly: make a business effect happen exactly once per intent.
  *
- * <p>The root package holds the public API; {@code dev.onceonly.internal} is not exported.
+ * <p>The root package holds the public API; the {@code dev.onceonly.internal} packages are not
+ * exported.
  */
 module dev.onceonly {
   requires transitive java.sql;

@@ -1,8 +1,8 @@
 package dev.onceonly;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onceonly.internal.Fingerprints;
-import dev.onceonly.internal.Jcs;
+import dev.onceonly.internal.jcs.Fingerprints;
+import dev.onceonly.internal.jcs.Jcs;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 

@@ -1,6 +1,5 @@
 package dev.onceonly;
 
-import dev.onceonly.internal.Identifiers;
 import java.util.Objects;
 
 /**
@@ -53,6 +52,80 @@ public record IntentKey(String scope, String key) {
    */
   @Override
   public String toString() {
-    return Identifiers.join(scope, key);
+    return join(scope, key);
+  }
+
+  /** The prefix of the escaped form of {@link #join}; the plain form always holds a {@code /}. */
+  private static final String ESCAPED_PREFIX = "x:";
+
+  /**
+   * Returns the single string for a (scope, key) pair; two distinct pairs never get the same one,
+   * whatever their characters, and the result uses only ASCII letters, digits and {@code . _ : @ /
+   * -}, starting with a letter or digit.
+   *
+   * <p>Plain form, for the common case (every default scope and key): {@code scope/key}, when the
+   * scope starts with a letter or digit and holds only letters, digits and {@code . _ : @ -} (no
+   * {@code /}), and the key holds only those and {@code /}. The first {@code /} then ends the
+   * scope, so the pair can be read back. This is the form earlier versions wrote for every pair.
+   *
+   * <p>Escaped form, for every other pair: {@code x:} then the escaped scope, {@code @@}, and the
+   * escaped key, where escaping keeps letters, digits and {@code . _ : -} and writes every other
+   * character (including {@code @} and {@code /}) as {@code @}, its code point in lowercase hex,
+   * and {@code .}: {@code (a/b, c)} is {@code x:a@2f.b@@c}. It holds no {@code /}, so it never
+   * equals a plain form; an escape never holds {@code @@}, so the first {@code @@} ends the scope.
+   */
+  private static String join(String scope, String key) {
+    if (plainScope(scope) && plainKey(key)) {
+      return scope + '/' + key;
+    }
+    StringBuilder out = new StringBuilder(ESCAPED_PREFIX.length() + scope.length() + key.length());
+    out.append(ESCAPED_PREFIX);
+    escape(scope, out);
+    out.append("@@");
+    escape(key, out);
+    return out.toString();
+  }
+
+  private static boolean plainScope(String scope) {
+    if (scope.isEmpty() || !alphanumeric(scope.charAt(0))) {
+      return false;
+    }
+    for (int i = 0; i < scope.length(); i++) {
+      char c = scope.charAt(i);
+      if (!kept(c) && c != '@') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean plainKey(String key) {
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      if (!kept(c) && c != '@' && c != '/') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void escape(String s, StringBuilder out) {
+    for (int i = 0; i < s.length(); ) {
+      int cp = s.codePointAt(i);
+      if (cp < 0x80 && kept((char) cp)) {
+        out.append((char) cp);
+      } else {
+        out.append('@').append(Integer.toHexString(cp)).append('.');
+      }
+      i += Character.charCount(cp);
+    }
+  }
+
+  private static boolean kept(char c) {
+    return alphanumeric(c) || c == '.' || c == '_' || c == ':' || c == '-';
+  }
+
+  private static boolean alphanumeric(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
   }
 }

@@ -2,24 +2,23 @@ package dev.onceonly;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.external.ExternalEffects;
-import dev.onceonly.internal.CallerTransactions;
-import dev.onceonly.internal.Checks;
-import dev.onceonly.internal.Core;
-import dev.onceonly.internal.DataSourceDatabase;
-import dev.onceonly.internal.Database;
-import dev.onceonly.internal.DatabaseClock;
-import dev.onceonly.internal.Migrator;
-import dev.onceonly.internal.QueueSignals;
-import dev.onceonly.internal.Requests;
-import dev.onceonly.internal.SendNotifications;
-import dev.onceonly.internal.SingleConnectionDatabase;
-import dev.onceonly.internal.SqlExternalEffects;
-import dev.onceonly.internal.SqlIntentStore;
-import dev.onceonly.internal.SqlJobQueue;
-import dev.onceonly.internal.SqlReceiptStore;
-import dev.onceonly.internal.SqlRejectionStore;
-import dev.onceonly.internal.SqliteUrls;
+import dev.onceonly.internal.db.CallerTransactions;
+import dev.onceonly.internal.db.DataSourceDatabase;
+import dev.onceonly.internal.db.Database;
+import dev.onceonly.internal.db.DatabaseClock;
+import dev.onceonly.internal.db.Migrator;
+import dev.onceonly.internal.db.SingleConnectionDatabase;
+import dev.onceonly.internal.db.SqliteUrls;
+import dev.onceonly.internal.external.SqlExternalEffects;
 import dev.onceonly.internal.maintenance.SqlMaintenance;
+import dev.onceonly.internal.queue.QueueSignals;
+import dev.onceonly.internal.queue.SendNotifications;
+import dev.onceonly.internal.queue.SqlJobQueue;
+import dev.onceonly.internal.receipts.RequestPreparer;
+import dev.onceonly.internal.receipts.SqlIntentStore;
+import dev.onceonly.internal.receipts.SqlReceiptStore;
+import dev.onceonly.internal.receipts.SqlRejectionStore;
+import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
@@ -81,7 +80,7 @@ public final class OnceOnly implements AutoCloseable {
 
   private OnceOnly(
       Database database,
-      Core core,
+      StoreContext core,
       String prefix,
       Set<String> safeToRepeat,
       DatabaseClock databaseClock,
@@ -518,7 +517,7 @@ public final class OnceOnly implements AutoCloseable {
      * @throws IllegalArgumentException if it is zero, negative or longer than 100 years
      */
     public Builder resultRetention(Duration retention) {
-      this.resultRetention = Checks.positive(retention, "resultRetention");
+      this.resultRetention = Bounds.positive(retention, "resultRetention");
       return this;
     }
 
@@ -532,7 +531,7 @@ public final class OnceOnly implements AutoCloseable {
      * @throws IllegalArgumentException if it is negative or longer than 100 years
      */
     public Builder tombstoneRetention(Duration retention) {
-      this.tombstoneRetention = Checks.nonNegative(retention, "tombstoneRetention");
+      this.tombstoneRetention = Bounds.nonNegative(retention, "tombstoneRetention");
       return this;
     }
 
@@ -587,9 +586,9 @@ public final class OnceOnly implements AutoCloseable {
     public Builder operation(String operation, OperationRules rules) {
       Objects.requireNonNull(operation, "operation");
       Objects.requireNonNull(rules, "rules");
-      if (!Requests.OPERATION.matcher(operation).matches()) {
+      if (!RequestPreparer.OPERATION.matcher(operation).matches()) {
         throw new IllegalArgumentException(
-            "operation must match " + Requests.OPERATION + ": " + operation);
+            "operation must match " + RequestPreparer.OPERATION + ": " + operation);
       }
       operationRules.put(operation, rules);
       return this;
@@ -647,7 +646,7 @@ public final class OnceOnly implements AutoCloseable {
      * @throws IllegalArgumentException if it is zero, negative or longer than 100 years
      */
     public Builder busyTimeout(Duration timeout) {
-      this.busyTimeout = Checks.positive(timeout, "busyTimeout");
+      this.busyTimeout = Bounds.positive(timeout, "busyTimeout");
       return this;
     }
 
@@ -693,7 +692,7 @@ public final class OnceOnly implements AutoCloseable {
       if (maxBatch <= 0) {
         throw new IllegalArgumentException("maxBatch must be > 0");
       }
-      Checks.nonNegative(maxWait, "maxWait");
+      Bounds.nonNegative(maxWait, "maxWait");
       this.groupCommitMaxBatch = maxBatch;
       this.groupCommitMaxWait = maxWait;
       return this;
@@ -765,17 +764,17 @@ public final class OnceOnly implements AutoCloseable {
           : database.dialect().id() + ", prefix " + tablePrefix;
     }
 
-    private Core core(Database database, InstantSource clock) {
+    private StoreContext core(Database database, InstantSource clock) {
       ObjectMapper m = mapper != null ? mapper : new ObjectMapper();
-      Requests requests =
-          new Requests(
+      RequestPreparer requests =
+          new RequestPreparer(
               Pattern.compile(scopePattern),
               Pattern.compile(keyPattern),
               canonicalizer,
               m,
               validators,
               operationRules);
-      return new Core(
+      return new StoreContext(
           database,
           requests,
           clock,
@@ -784,7 +783,7 @@ public final class OnceOnly implements AutoCloseable {
           tombstoneRetention,
           rejectionReasonChars,
           rejectionBodyBytes,
-          new Core.Sql(tablePrefix));
+          new StoreContext.Sql(tablePrefix));
     }
 
     private Database openDatabase() {

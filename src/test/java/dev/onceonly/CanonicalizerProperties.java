@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.onceonly.CanonicalizationException.Problem;
 import dev.onceonly.Trials.Trial;
-import dev.onceonly.internal.EcmaNumbers;
+import dev.onceonly.internal.jcs.EcmaNumbers;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;

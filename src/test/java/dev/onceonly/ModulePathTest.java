@@ -74,7 +74,7 @@ class ModulePathTest {
         .containsEntry("postgresql.loader", "script")
         .containsEntry("postgresql.folder", "1");
     assertThat(seen)
-        .as("dev.onceonly.internal is not exported, so not even reflection reaches it")
+        .as("dev.onceonly.internal.db is not exported, so not even reflection reaches it")
         .containsEntry("internal", "IllegalAccessException");
 
     // The child is gone: what it did is in the file.
@@ -97,14 +97,14 @@ class ModulePathTest {
         src.resolve("onceonly/intruder/Intruder.java"),
         "package onceonly.intruder;\n"
             + "public class Intruder {\n"
-            + "  static final int V = dev.onceonly.internal.Migrator.latestVersion();\n"
+            + "  static final int V = dev.onceonly.internal.db.Migrator.latestVersion();\n"
             + "}\n");
 
     Javac run = javac(modulePath(), dir.resolve("intruder-out"), src);
 
     assertThat(run.status).as(run.output).isNotZero();
     assertThat(run.output)
-        .contains("package dev.onceonly.internal is not visible")
+        .contains("package dev.onceonly.internal.db is not visible")
         .contains("does not export it");
   }
 

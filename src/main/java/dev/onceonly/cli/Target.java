@@ -2,7 +2,7 @@ package dev.onceonly.cli;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.OnceOnlyException;
-import dev.onceonly.internal.SqliteUrls;
+import dev.onceonly.internal.db.SqliteUrls;
 import dev.onceonly.maintenance.Maintenance;
 import java.io.PrintWriter;
 import java.nio.file.Files;

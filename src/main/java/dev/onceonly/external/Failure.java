@@ -1,5 +1,6 @@
 package dev.onceonly.external;
 
+import dev.onceonly.Bounds;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -28,7 +29,7 @@ public record Failure(FailureClass failureClass, String error, Duration required
   public Failure {
     Objects.requireNonNull(failureClass, "failureClass");
     Objects.requireNonNull(error, "error");
-    dev.onceonly.internal.Checks.nonNegative(requiredWait, "requiredWait"); // at most 100 years
+    Bounds.nonNegative(requiredWait, "requiredWait"); // at most 100 years
     if (!requiredWait.isZero() && failureClass != FailureClass.RATE_LIMITED) {
       throw new IllegalArgumentException("only RATE_LIMITED carries a required wait");
     }

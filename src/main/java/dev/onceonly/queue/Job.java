@@ -1,6 +1,7 @@
 package dev.onceonly.queue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onceonly.Bounds;
 import dev.onceonly.Effect;
 import java.time.Instant;
 import java.util.Objects;
@@ -134,7 +135,7 @@ public final class Job {
    * @throws IllegalArgumentException if {@code at} lies outside years 1 to 9999
    */
   public void retryAt(Instant at) {
-    this.retryAt = dev.onceonly.internal.Checks.instant(at, "at");
+    this.retryAt = Bounds.instant(at, "at");
   }
 
   QueueResult result() {

@@ -1,5 +1,6 @@
 package dev.onceonly.queue;
 
+import dev.onceonly.Bounds;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -27,7 +28,7 @@ public record Message(String queue, String key, Object payload, Instant deliverA
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(payload, "payload");
     if (deliverAt != null) {
-      dev.onceonly.internal.Checks.instant(deliverAt, "deliverAt");
+      Bounds.instant(deliverAt, "deliverAt");
     }
   }
 

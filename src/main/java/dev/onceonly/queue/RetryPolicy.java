@@ -1,5 +1,6 @@
 package dev.onceonly.queue;
 
+import dev.onceonly.Bounds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -171,7 +172,7 @@ public final class RetryPolicy {
      * @return this builder
      */
     public Builder maxElapsed(Duration budget) {
-      this.maxElapsed = dev.onceonly.internal.Checks.positive(budget, "maxElapsed");
+      this.maxElapsed = Bounds.positive(budget, "maxElapsed");
       return this;
     }
 
@@ -181,7 +182,7 @@ public final class RetryPolicy {
     }
 
     private static Duration notNegative(Duration d, String name) {
-      return dev.onceonly.internal.Checks.nonNegative(d, name); // at most 100 years
+      return Bounds.nonNegative(d, name); // at most 100 years
     }
   }
 }

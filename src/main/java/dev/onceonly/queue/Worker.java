@@ -1,9 +1,9 @@
 package dev.onceonly.queue;
 
+import dev.onceonly.Bounds;
 import dev.onceonly.CanonicalizationException;
 import dev.onceonly.ConflictException;
 import dev.onceonly.InvalidRequestException;
-import dev.onceonly.internal.Checks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -366,7 +366,7 @@ public final class Worker implements AutoCloseable {
      * @return this builder
      */
     public Builder lease(Duration lease) {
-      this.lease = Checks.positive(lease, "lease");
+      this.lease = Bounds.positive(lease, "lease");
       return this;
     }
 
@@ -378,8 +378,8 @@ public final class Worker implements AutoCloseable {
      * @return this builder
      */
     public Builder idleBackoff(Duration min, Duration max) {
-      Checks.positive(min, "min");
-      Checks.positive(max, "max");
+      Bounds.positive(min, "min");
+      Bounds.positive(max, "max");
       if (max.compareTo(min) < 0) {
         throw new IllegalArgumentException("max must be >= min");
       }
@@ -395,7 +395,7 @@ public final class Worker implements AutoCloseable {
      * @return this builder
      */
     public Builder shutdownTimeout(Duration timeout) {
-      this.shutdownTimeout = Checks.positive(timeout, "shutdownTimeout");
+      this.shutdownTimeout = Bounds.positive(timeout, "shutdownTimeout");
       return this;
     }
 

@@ -2,11 +2,11 @@ package dev.onceonly.redis;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onceonly.Bounds;
 import dev.onceonly.CanonicalizationException;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
-import dev.onceonly.internal.Checks;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
@@ -500,7 +500,7 @@ public final class RedisWorker<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> block(Duration block) {
-      this.block = Checks.positive(block, "block");
+      this.block = Bounds.positive(block, "block");
       return this;
     }
 
@@ -512,7 +512,7 @@ public final class RedisWorker<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> claimIdle(Duration idle) {
-      this.claimIdle = Checks.positive(idle, "claimIdle");
+      this.claimIdle = Bounds.positive(idle, "claimIdle");
       return this;
     }
 
@@ -523,7 +523,7 @@ public final class RedisWorker<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> claimInterval(Duration interval) {
-      this.claimInterval = Checks.positive(interval, "claimInterval");
+      this.claimInterval = Bounds.positive(interval, "claimInterval");
       return this;
     }
 
@@ -552,8 +552,8 @@ public final class RedisWorker<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> reconnectBackoff(Duration min, Duration max) {
-      Checks.positive(min, "min");
-      Checks.positive(max, "max");
+      Bounds.positive(min, "min");
+      Bounds.positive(max, "max");
       if (max.compareTo(min) < 0) {
         throw new IllegalArgumentException("max must be >= min");
       }

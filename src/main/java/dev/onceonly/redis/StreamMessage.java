@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.onceonly.Canonicalizer;
 import dev.onceonly.Intent;
 import dev.onceonly.IntentKey;
-import dev.onceonly.internal.Identifiers;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -60,9 +59,9 @@ public record StreamMessage(IntentKey key, String operation, JsonNode arguments)
    *     would send as {@code ?}, so that two scopes would arrive as one
    */
   public Map<String, String> fields(Canonicalizer canonicalizer) {
-    Identifiers.check("scope", key.scope());
-    Identifiers.check("key", key.key());
-    Identifiers.check("operation", operation);
+    FieldText.check("scope", key.scope());
+    FieldText.check("key", key.key());
+    FieldText.check("operation", operation);
     Map<String, String> fields = new LinkedHashMap<>();
     fields.put(SCOPE, key.scope());
     fields.put(KEY, key.key());

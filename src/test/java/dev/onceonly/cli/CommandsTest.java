@@ -3,7 +3,7 @@ package dev.onceonly.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onceonly.internal.Migrator;
+import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.testing.ContractDatabase;
 import dev.onceonly.testing.SqliteContractDatabase;
 import java.io.IOException;

@@ -3,6 +3,7 @@ package dev.onceonly.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.internal.receipts.Statements;
 import dev.onceonly.testing.Db;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -8,7 +8,7 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Reconciler;
 import dev.onceonly.Registration;
-import dev.onceonly.internal.SqliteUrls;
+import dev.onceonly.internal.db.SqliteUrls;
 import dev.onceonly.queue.IntentMessage;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Message;

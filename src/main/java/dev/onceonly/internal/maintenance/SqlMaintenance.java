@@ -2,8 +2,8 @@ package dev.onceonly.internal.maintenance;
 
 import dev.onceonly.IntentKey;
 import dev.onceonly.ReceiptStore;
-import dev.onceonly.internal.Database;
-import dev.onceonly.internal.Migrator;
+import dev.onceonly.internal.db.Database;
+import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.maintenance.StoreStatus.PendingIntent;

@@ -74,7 +74,7 @@ public final class Main {
     // The internal package is not exported: its public classes are out of reach, even by
     // reflection.
     try {
-      Class.forName("dev.onceonly.internal.Migrator").getMethod("latestVersion").invoke(null);
+      Class.forName("dev.onceonly.internal.db.Migrator").getMethod("latestVersion").invoke(null);
       print("internal", "reachable");
     } catch (IllegalAccessException e) {
       print("internal", "IllegalAccessException");

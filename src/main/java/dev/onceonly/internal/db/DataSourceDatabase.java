@@ -1,0 +1,91 @@
+package dev.onceonly.internal.db;
+
+import dev.onceonly.sql.Dialect;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * A connection from a {@link DataSource} (usually a pool) per unit of work. The data source is the
+ * caller's: it is not closed here.
+ */
+public final class DataSourceDatabase extends Database {
+  private final DataSource dataSource;
+
+  /**
+   * Creates the database.
+   *
+   * @param dialect the dialect
+   * @param dataSource where connections come from
+   */
+  public DataSourceDatabase(Dialect dialect, DataSource dataSource) {
+    super(dialect);
+    this.dataSource = dataSource;
+  }
+
+  /** How many times a transaction runs before its serialization failure is final. */
+  static final int MAX_ATTEMPTS = 5;
+
+  /**
+   * Runs {@code work} in a transaction, again (up to {@value #MAX_ATTEMPTS} times in all) when
+   * PostgreSQL reports a serialization failure or a deadlock, with each earlier failure attached to
+   * the final one as suppressed. The work may therefore run more than once; every run but the last
+   * was rolled back.
+   */
+  @Override
+  protected <T> T inWriteTransaction(Work<T> work) {
+    List<RuntimeException> earlier = new ArrayList<>();
+    while (true) {
+      try {
+        return once(work);
+      } catch (RuntimeException e) {
+        if (!retryable(e) || earlier.size() + 1 >= MAX_ATTEMPTS) {
+          earlier.forEach(e::addSuppressed);
+          throw e;
+        }
+        earlier.add(e);
+      }
+    }
+  }
+
+  private <T> T once(Work<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      begin(c);
+      try {
+        T result = work.run(c);
+        commit(c);
+        return result;
+      } catch (Throwable failure) {
+        rollback(c, failure);
+        throw propagate(failure, "write transaction failed");
+      } finally {
+        restore(c, autoCommit);
+      }
+    } catch (SQLException e) {
+      throw storeError("write transaction failed", e);
+    }
+  }
+
+  private static void restore(Connection c, boolean autoCommit) throws SQLException {
+    if (c.getAutoCommit() != autoCommit) {
+      c.setAutoCommit(autoCommit);
+    }
+  }
+
+  @Override
+  protected <T> T inReadConnection(Work<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      return work.run(c);
+    } catch (SQLException e) {
+      throw storeError("read failed", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    // The data source belongs to the caller.
+  }
+}

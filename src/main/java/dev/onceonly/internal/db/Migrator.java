@@ -1,0 +1,271 @@
+package dev.onceonly.internal.db;
+
+import dev.onceonly.SchemaVersionException;
+import dev.onceonly.sql.Dialect;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntConsumer;
+
+/**
+ * Applies the schema migrations shipped under {@code dev/onceonly/sql/<dialect>/} in order,
+ * recording each in {@code <prefix>schema_version}. Never destructive: scripts create tables and
+ * indexes and never touch rows (V4 replaces an index by a narrower one).
+ *
+ * <p>Safe when several processes open the same database at once: the check and the scripts run in
+ * one write transaction ({@code BEGIN IMMEDIATE} on SQLite; on PostgreSQL, DDL is transactional and
+ * a transaction-scoped advisory lock on the prefix is taken first), so the second process waits,
+ * then sees the version the first one recorded.
+ */
+public final class Migrator {
+  /** The migrations this library ships, in order; index + 1 is the version. */
+  static final List<String> SCRIPTS =
+      List.of(
+          "V1__receipt_core.sql",
+          "V2__job_queue.sql",
+          "V3__external_effects.sql",
+          "V4__live_receipts_index.sql");
+
+  /** The advisory lock space of migrations (an arbitrary constant: "OnceMigr" folded). */
+  private static final int MIGRATION_LOCK_SPACE = 0x4f6e4d67;
+
+  private final Database database;
+  private final String prefix;
+  private final InstantSource clock;
+
+  /**
+   * Creates the migrator.
+   *
+   * @param database where to migrate
+   * @param prefix the validated table prefix
+   * @param clock the clock for {@code applied_at}
+   */
+  public Migrator(Database database, String prefix, InstantSource clock) {
+    this.database = database;
+    this.prefix = prefix;
+    this.clock = clock;
+  }
+
+  /** Returns the newest schema version this library knows. */
+  public static int latestVersion() {
+    return SCRIPTS.size();
+  }
+
+  /**
+   * Brings the schema to {@link #latestVersion()}. Runs in a write transaction even when there is
+   * nothing to do, so that an unwritable SQLite file is refused at open; but a schema already
+   * current is only read, so a PostgreSQL role without the right to create tables can open a
+   * database its owner migrated.
+   *
+   * @return the version found before migrating (0 for an empty database)
+   * @throws SchemaVersionException if the database holds a newer schema than this library knows
+   */
+  public int migrate() {
+    return migrate(version -> {});
+  }
+
+  /**
+   * Brings the schema to {@link #latestVersion()} like {@link #migrate()}, telling {@code applied}
+   * each version as its script has run (inside the transaction, which may still roll back).
+   *
+   * @param applied called with each version applied
+   * @return the version found before migrating (0 for an empty database)
+   * @throws SchemaVersionException if the database holds a newer schema than this library knows
+   */
+  public int migrate(IntConsumer applied) {
+    return database.write(c -> migrate(c, applied));
+  }
+
+  /**
+   * Reads the recorded version without creating or changing anything.
+   *
+   * @return the version, 0 when there is no schema under the prefix
+   */
+  public int recordedVersion() {
+    return database.read(this::recordedVersion);
+  }
+
+  /**
+   * Checks, without writing or creating anything, that the schema is {@link #latestVersion()}.
+   *
+   * @throws SchemaVersionException if the schema is missing, older or newer
+   */
+  public void validate() {
+    int found = database.read(this::recordedVersion);
+    if (found > latestVersion()) {
+      throw newer(found);
+    }
+    if (found == 0) {
+      throw new SchemaVersionException(
+          "no OnceOnly schema with prefix "
+              + prefix
+              + " (no table "
+              + prefix
+              + "schema_version) and migrations are off; "
+              + howToMigrate(1),
+          database.dialect().id(),
+          0,
+          latestVersion());
+    }
+    if (found < latestVersion()) {
+      throw new SchemaVersionException(
+          "the database schema is version "
+              + found
+              + ", older than this library's "
+              + latestVersion()
+              + ", and migrations are off; "
+              + howToMigrate(found + 1),
+          database.dialect().id(),
+          found,
+          latestVersion());
+    }
+  }
+
+  private String howToMigrate(int from) {
+    String scripts =
+        from == latestVersion()
+            ? SCRIPTS.get(from - 1)
+            : SCRIPTS.get(from - 1) + " to " + SCRIPTS.get(latestVersion() - 1);
+    return "apply "
+        + scripts
+        + " from dev/onceonly/sql/"
+        + database.dialect().id()
+        + "/ (Flyway or Liquibase, placeholder ${prefix} = "
+        + prefix
+        + "), run `onceonly migrate`, or open once with Migrations.APPLY as a user allowed to"
+        + " create tables";
+  }
+
+  private SchemaVersionException newer(int found) {
+    return new SchemaVersionException(
+        "the database schema is version "
+            + found
+            + ", newer than this library's "
+            + latestVersion()
+            + "; upgrade OnceOnly",
+        database.dialect().id(),
+        found,
+        latestVersion());
+  }
+
+  private int migrate(Connection c, IntConsumer applied) throws SQLException {
+    // PostgreSQL: instances starting at once queue here until the first one commits (its CREATE
+    // TABLE IF NOT EXISTS would otherwise race on the catalog). The lock is transaction-scoped, so
+    // it holds no session state and works through PgBouncer's transaction pooling.
+    database.lockKey(c, MIGRATION_LOCK_SPACE, prefix);
+    int recorded = recordedVersion(c);
+    if (recorded == latestVersion()) {
+      return recorded; // no DDL: PostgreSQL checks the CREATE right even for IF NOT EXISTS
+    }
+    if (recorded > latestVersion()) {
+      throw newer(recorded);
+    }
+    execute(
+        c,
+        "CREATE TABLE IF NOT EXISTS "
+            + prefix
+            + "schema_version (version INTEGER NOT NULL PRIMARY KEY,"
+            + " description TEXT NOT NULL, applied_at "
+            + (database.dialect() == Dialect.POSTGRESQL ? "TIMESTAMPTZ" : "BIGINT")
+            + " NOT NULL)");
+    int found = currentVersion(c);
+    if (found > latestVersion()) {
+      throw newer(found);
+    }
+    for (int v = found + 1; v <= latestVersion(); v++) {
+      String script = SCRIPTS.get(v - 1);
+      for (String statement : statements(script)) {
+        execute(c, statement);
+      }
+      record(c, v, script);
+      applied.accept(v);
+    }
+    return found;
+  }
+
+  /**
+   * Returns the recorded version, 0 when the version table is missing, without creating anything (a
+   * missing table found by a failing query would abort a PostgreSQL transaction).
+   */
+  private int recordedVersion(Connection c) throws SQLException {
+    String table = prefix + "schema_version";
+    String exists =
+        database.dialect() == Dialect.POSTGRESQL
+            ? "SELECT to_regclass(?) IS NOT NULL" // resolved through search_path, as queries are
+            : "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?";
+    try (PreparedStatement ps = c.prepareStatement(exists)) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next() || !rs.getBoolean(1)) {
+          return 0;
+        }
+      }
+    }
+    return currentVersion(c);
+  }
+
+  private int currentVersion(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT MAX(version) FROM " + prefix + "schema_version")) {
+      return rs.next() ? rs.getInt(1) : 0;
+    }
+  }
+
+  private void record(Connection c, int version, String script) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO "
+                + prefix
+                + "schema_version (version, description, applied_at) VALUES (?, ?, ?)")) {
+      ps.setInt(1, version);
+      ps.setString(2, script);
+      database.times().set(ps, 3, clock.millis());
+      ps.executeUpdate();
+    }
+  }
+
+  private static void execute(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  /** Reads a script, substitutes the prefix and splits it into statements. */
+  List<String> statements(String script) {
+    String text = resource(database.dialect().id() + "/" + script).replace("${prefix}", prefix);
+    List<String> out = new ArrayList<>();
+    StringBuilder current = new StringBuilder();
+    for (String line : text.split("\n")) {
+      String trimmed = line.strip();
+      if (trimmed.isEmpty() || trimmed.startsWith("--")) {
+        continue;
+      }
+      current.append(line).append('\n');
+      if (trimmed.endsWith(";")) {
+        out.add(current.toString().strip().replaceAll(";$", ""));
+        current.setLength(0);
+      }
+    }
+    return out;
+  }
+
+  private static String resource(String path) {
+    try (InputStream in = Migrator.class.getResourceAsStream("/dev/onceonly/sql/" + path)) {
+      if (in == null) {
+        throw new IllegalStateException("missing migration resource " + path);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

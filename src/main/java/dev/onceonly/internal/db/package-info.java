@@ -1,0 +1,10 @@
+/**
+ * The connection plumbing every store shares: the {@code Database} transaction runner and its two
+ * sources (a {@code DataSource} or one SQLite connection), the database clock, the statement cache,
+ * the connection wrappers that lend a transaction to an effect and guard it against misuse, the
+ * caller's own transactions run on such a connection, the instant columns of each dialect, SQLite
+ * URLs and the schema migrator. Depends on no other internal package.
+ *
+ * <p>Not exported by the module; nothing here is public API.
+ */
+package dev.onceonly.internal.db;

@@ -1,0 +1,153 @@
+package dev.onceonly.internal.queue;
+
+import dev.onceonly.internal.db.StatementCache;
+import dev.onceonly.sql.Dialect;
+import java.lang.invoke.MethodHandles;
+
+/** Every SQL statement of the job queue, built once for a table prefix. */
+final class QueueStatements {
+  final String insertMessage;
+  final String messageFingerprint;
+  final String claim;
+  final String ack;
+  final String renew;
+  final String reschedule;
+  final String attempts;
+  final String retry;
+  final String deadLetter;
+  final String deleteMessage;
+  final String withdraw;
+  final String dropReplacedDeadPayload;
+  final String insertPayload;
+  final String selectPayload;
+  final String deletePayload;
+  final String listDeadLetters;
+  final String findDeadLetter;
+  final String requeue;
+  final String deleteDeadLetter;
+  final String depth;
+  final String nextDue;
+
+  /**
+   * Whether {@link #claim} takes its parameters as (queue, now, max, until, now), the PostgreSQL
+   * form, instead of (until, now, queue, now, max).
+   */
+  final boolean claimDueFirst;
+
+  QueueStatements(String p, Dialect dialect) {
+    String m = p + "messages";
+    boolean pg = dialect == Dialect.POSTGRESQL;
+    claimDueFirst = pg;
+    insertMessage =
+        "INSERT INTO "
+            + m
+            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (queue, message_key) DO NOTHING";
+    messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
+    claim = pg ? postgresClaim(m) : sqliteClaim(m);
+    ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
+    renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
+    reschedule =
+        "UPDATE "
+            + m
+            + (pg
+                ? " SET deliver_at = ?, attempts = GREATEST(attempts - 1, 0),"
+                : " SET deliver_at = ?, attempts = MAX(attempts - 1, 0),")
+            + " fence = fence + 1,"
+            + " first_claimed_at = NULL WHERE id = ? AND fence = ?";
+    attempts =
+        "SELECT attempts, COALESCE(first_claimed_at, created_at) FROM "
+            + m
+            + " WHERE id = ? AND fence = ?";
+    retry =
+        "UPDATE "
+            + m
+            + " SET deliver_at = ?, last_error = ?, fence = fence + 1 WHERE id = ? AND fence = ?";
+    deadLetter =
+        "INSERT INTO "
+            + p
+            + "dead_letters (queue, message_key, fingerprint, payload, payload_ref, attempts,"
+            + " last_error, created_at, dead_at) SELECT queue, message_key, fingerprint, payload,"
+            + " payload_ref, ?, ?, created_at, ? FROM "
+            + m
+            + " WHERE id = ? AND fence = ? ON CONFLICT (queue, message_key) DO UPDATE SET"
+            + " fingerprint = excluded.fingerprint, payload = excluded.payload,"
+            + " payload_ref = excluded.payload_ref, attempts = excluded.attempts,"
+            + " last_error = excluded.last_error, created_at = excluded.created_at,"
+            + " dead_at = excluded.dead_at";
+    deleteMessage = "DELETE FROM " + m + " WHERE id = ? AND fence = ?";
+    withdraw = "DELETE FROM " + m + " WHERE queue = ? AND message_key = ? RETURNING payload_ref";
+    dropReplacedDeadPayload =
+        "DELETE FROM "
+            + p
+            + "payloads WHERE payload_ref = (SELECT d.payload_ref FROM "
+            + p
+            + "dead_letters d JOIN "
+            + m
+            + " x ON x.queue = d.queue AND x.message_key = d.message_key"
+            + " WHERE x.id = ? AND x.fence = ? AND d.payload_ref"
+            + (pg ? " IS DISTINCT FROM" : " IS NOT")
+            + " x.payload_ref)";
+    insertPayload =
+        "INSERT INTO " + p + "payloads (payload_ref, body, created_at) VALUES (?, ?, ?)";
+    selectPayload =
+        "SELECT body FROM "
+            + p
+            + "payloads WHERE payload_ref = (SELECT payload_ref FROM "
+            + m
+            + " WHERE id = ?)";
+    deletePayload = "DELETE FROM " + p + "payloads WHERE payload_ref = ?";
+    listDeadLetters =
+        "SELECT message_key, payload, attempts, last_error, dead_at FROM "
+            + p
+            + "dead_letters WHERE queue = ? ORDER BY dead_at, message_key LIMIT ?";
+    findDeadLetter =
+        "SELECT message_key, payload, attempts, last_error, dead_at FROM "
+            + p
+            + "dead_letters WHERE queue = ? AND message_key = ?";
+    requeue =
+        "INSERT INTO "
+            + m
+            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at)"
+            + " SELECT queue, message_key, fingerprint, payload, payload_ref, ?, created_at FROM "
+            + p
+            + "dead_letters WHERE queue = ? AND message_key = ?"
+            + " ON CONFLICT (queue, message_key) DO NOTHING";
+    deleteDeadLetter = "DELETE FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
+    depth = "SELECT COUNT(*) FROM " + m + " WHERE queue = ?";
+    nextDue = "SELECT MIN(deliver_at) FROM " + m + " WHERE queue = ?";
+    StatementCache.registerFields(this, MethodHandles.lookup());
+  }
+
+  private static String sqliteClaim(String m) {
+    // SQLite runs this under BEGIN IMMEDIATE: no other writer can claim the same rows.
+    return "UPDATE "
+        + m
+        + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1,"
+        + " first_claimed_at = COALESCE(first_claimed_at, ?)"
+        + " WHERE id IN (SELECT id FROM "
+        + m
+        + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?)"
+        + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
+        + " last_error";
+  }
+
+  /**
+   * One statement: lock the due rows nobody else has locked ({@code SKIP LOCKED}, so concurrent
+   * receivers take disjoint rows instead of queueing behind each other), move them to the end of
+   * the lease and bump their fence, and return them in due order.
+   */
+  private static String postgresClaim(String m) {
+    return "WITH due AS (SELECT id, deliver_at AS due_at FROM "
+        + m
+        + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?"
+        + " FOR UPDATE SKIP LOCKED), claimed AS (UPDATE "
+        + m
+        + " x SET deliver_at = ?, fence = x.fence + 1, attempts = x.attempts + 1,"
+        + " first_claimed_at = COALESCE(x.first_claimed_at, ?) FROM due WHERE x.id = due.id"
+        + " RETURNING x.id, x.message_key, x.payload, x.payload_ref, x.fence, x.attempts,"
+        + " x.created_at, x.last_error, due.due_at)"
+        + " SELECT id, message_key, payload, payload_ref, fence, attempts, created_at, last_error"
+        + " FROM claimed ORDER BY due_at, id";
+  }
+}

@@ -1,0 +1,725 @@
+package dev.onceonly.internal.queue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onceonly.Bounds;
+import dev.onceonly.Effect;
+import dev.onceonly.Fingerprint;
+import dev.onceonly.InvalidRequestException;
+import dev.onceonly.internal.db.Database;
+import dev.onceonly.internal.db.EffectConnection;
+import dev.onceonly.internal.db.InstantColumns;
+import dev.onceonly.internal.jcs.Fingerprints;
+import dev.onceonly.internal.receipts.SqlIntentStore;
+import dev.onceonly.internal.receipts.SqlRejectionStore;
+import dev.onceonly.internal.receipts.StoreContext;
+import dev.onceonly.queue.DeadLetter;
+import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.JobQueue;
+import dev.onceonly.queue.Lease;
+import dev.onceonly.queue.Message;
+import dev.onceonly.queue.QueueResult;
+import dev.onceonly.queue.RetryPolicy;
+import dev.onceonly.queue.SendConflictException;
+import dev.onceonly.queue.SendResult;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+
+/** The {@link JobQueue} on SQL. */
+public final class SqlJobQueue implements JobQueue {
+  private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
+  private static final Pattern KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@/-]{0,299}");
+  private static final int MAX_RECEIVE = 1000;
+  private static final int MAX_ERROR_CHARS = 2000;
+
+  private final StoreContext core;
+  private final QueueStatements sql;
+  private final InstantColumns times;
+  private final RetryPolicy policy;
+  private final QueueSignals signals;
+  private final String notifyChannel;
+  private final String prefix;
+
+  /**
+   * Creates the queue.
+   *
+   * @param core the shared database, clock and mapper
+   * @param prefix the validated table prefix
+   * @param policy the retry policy for failed messages
+   * @param signals in-process wake-ups shared by every queue of this instance
+   * @param notifyChannel on PostgreSQL, the channel each send notifies (see {@link
+   *     SendNotifications}); null for none
+   */
+  public SqlJobQueue(
+      StoreContext core,
+      String prefix,
+      RetryPolicy policy,
+      QueueSignals signals,
+      String notifyChannel) {
+    this.core = core;
+    this.sql = new QueueStatements(prefix, core.database().dialect());
+    this.times = core.times();
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.signals = signals;
+    this.prefix = prefix;
+    this.notifyChannel = notifyChannel;
+  }
+
+  /** Returns a view of this queue with another retry policy. */
+  public SqlJobQueue withPolicy(RetryPolicy other) {
+    return new SqlJobQueue(core, prefix, other, signals, notifyChannel);
+  }
+
+  private record Prepared(Message message, String payload, Fingerprint fingerprint) {}
+
+  private Prepared prepare(Message message) {
+    Objects.requireNonNull(message, "message");
+    check("queue", message.queue(), QUEUE);
+    check("key", message.key(), KEY);
+    JsonNode tree = core.requests().toTree(message.payload(), "payload");
+    byte[] canonical = core.requests().canonicalizer().canonicalize(tree);
+    return new Prepared(
+        message,
+        new String(canonical, StandardCharsets.UTF_8),
+        Fingerprints.of(message.queue(), canonical));
+  }
+
+  private static void check(String field, String value, Pattern pattern) {
+    if (value == null || !pattern.matcher(value).matches()) {
+      throw new InvalidRequestException(field, "must match " + pattern.pattern());
+    }
+  }
+
+  @Override
+  public SendResult send(String queue, String key, Object payload) {
+    return send(Message.of(queue, key, payload));
+  }
+
+  @Override
+  public SendResult send(Message message) {
+    Prepared p = prepare(message);
+    SendResult result = core.database().write(c -> insert(c, p, null));
+    fireIfSent(result);
+    return result;
+  }
+
+  /** Wakes local workers for a message that was queued (committed, or in the caller's hands). */
+  private void fireIfSent(SendResult result) {
+    if (result.status() == SendResult.Status.SENT) {
+      signals.fire(result.queue());
+    }
+  }
+
+  @Override
+  public List<SendResult> sendAll(List<Message> messages) {
+    List<Prepared> prepared = messages.stream().map(this::prepare).toList();
+    List<SendResult> results =
+        core.database()
+            .write(
+                c -> {
+                  List<SendResult> out = new ArrayList<>(prepared.size());
+                  for (Prepared p : prepared) {
+                    out.add(insert(c, p, null));
+                  }
+                  return out;
+                });
+    results.stream()
+        .filter(r -> r.status() == SendResult.Status.SENT)
+        .map(SendResult::queue)
+        .distinct()
+        .forEach(signals::fire);
+    return results;
+  }
+
+  @Override
+  public SendResult send(Connection transaction, Message message) {
+    Objects.requireNonNull(transaction, "transaction");
+    Prepared p = prepare(message);
+    SendResult result = core.database().join(transaction, c -> insert(c, p, null));
+    fireIfSent(result); // before the caller commits: a hint; the worker's next poll finds it
+    return result;
+  }
+
+  @Override
+  public SendResult sendLarge(Connection transaction, Message message, byte[] body) {
+    Objects.requireNonNull(body, "body");
+    Prepared p = prepare(message);
+    Database.Work<SendResult> work = c -> insert(c, p, body);
+    SendResult result =
+        transaction == null ? core.database().write(work) : core.database().join(transaction, work);
+    fireIfSent(result);
+    return result;
+  }
+
+  /** Sends inside an open transaction; also used by ackAndSend and the reconciler. */
+  SendResult insert(Connection c, Prepared p, byte[] body) throws SQLException {
+    Message m = p.message();
+    String ref = body == null ? null : UUID.randomUUID().toString();
+    long now = core.clock().millis();
+    try (PreparedStatement ps = c.prepareStatement(sql.insertMessage)) {
+      ps.setString(1, m.queue());
+      ps.setString(2, m.key());
+      ps.setString(3, p.fingerprint().toString());
+      ps.setString(4, p.payload());
+      ps.setString(5, ref);
+      times.set(ps, 6, m.deliverAt() == null ? now : m.deliverAt().toEpochMilli());
+      times.set(ps, 7, now);
+      if (ps.executeUpdate() == 1) {
+        insertPayload(c, ref, body, now);
+        if (notifyChannel != null) {
+          SendNotifications.notifySent(c, notifyChannel, m.queue());
+        }
+        return new SendResult(SendResult.Status.SENT, m.queue(), m.key());
+      }
+    }
+    String stored = fingerprintOf(c, m.queue(), m.key());
+    SendResult.Status status =
+        p.fingerprint().toString().equals(stored)
+            ? SendResult.Status.REPEATED
+            : SendResult.Status.CONFLICT;
+    return new SendResult(status, m.queue(), m.key());
+  }
+
+  private void insertPayload(Connection c, String ref, byte[] body, long now) throws SQLException {
+    if (ref == null) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.insertPayload)) {
+      ps.setString(1, ref);
+      ps.setBytes(2, body);
+      times.set(ps, 3, now);
+      ps.executeUpdate();
+    }
+  }
+
+  private String fingerprintOf(Connection c, String queue, String key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.messageFingerprint)) {
+      ps.setString(1, queue);
+      ps.setString(2, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : "";
+      }
+    }
+  }
+
+  @Override
+  public List<Delivery> receive(String queue, int max, Duration lease) {
+    check("queue", queue, QUEUE);
+    if (max <= 0 || max > MAX_RECEIVE) {
+      throw new IllegalArgumentException("max must be between 1 and " + MAX_RECEIVE);
+    }
+    Bounds.positive(lease, "lease");
+    return core.database().write(c -> claim(c, queue, max, lease));
+  }
+
+  private List<Delivery> claim(Connection c, String queue, int max, Duration lease)
+      throws SQLException {
+    Instant now = core.clock().instant();
+    Instant until = now.plus(lease);
+    List<Delivery> out = new ArrayList<>();
+    List<Object[]> exhausted = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql.claim)) {
+      if (sql.claimDueFirst) {
+        ps.setString(1, queue);
+        times.set(ps, 2, now.toEpochMilli());
+        ps.setInt(3, max);
+        times.set(ps, 4, until.toEpochMilli());
+        times.set(ps, 5, now.toEpochMilli());
+      } else {
+        times.set(ps, 1, until.toEpochMilli());
+        times.set(ps, 2, now.toEpochMilli());
+        ps.setString(3, queue);
+        times.set(ps, 4, now.toEpochMilli());
+        ps.setInt(5, max);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          Lease l = new Lease(queue, rs.getString(2), rs.getLong(1), rs.getLong(5), until);
+          int attempt = rs.getInt(6);
+          if (attempt > policy.maxAttempts()) {
+            exhausted.add(new Object[] {l, attempt, rs.getString(8)});
+            continue;
+          }
+          out.add(
+              new Delivery(
+                  l,
+                  core.readTree(rs.getString(3)),
+                  attempt,
+                  rs.getString(4) != null,
+                  times.instant(rs, 7)));
+        }
+      }
+    }
+    for (Object[] e : exhausted) {
+      String last = (String) e[2];
+      int delivered = ((int) e[1]) - 1; // this claim was not a delivery
+      moveToDeadLetters(
+          c,
+          (Lease) e[0],
+          delivered,
+          "no attempts left after " + delivered + (last == null ? "" : ": " + last),
+          now);
+    }
+    out.sort(Comparator.comparingLong(d -> d.lease().messageId()));
+    return out;
+  }
+
+  @Override
+  public QueueResult renew(Lease lease, Duration extension) {
+    Objects.requireNonNull(lease, "lease");
+    Bounds.positive(extension, "extension");
+    return core.database()
+        .write(
+            c -> {
+              Instant until = core.clock().instant().plus(extension);
+              int n = update(c, sql.renew, until.toEpochMilli(), lease);
+              return n == 1
+                  ? new QueueResult.Renewed(
+                      new Lease(
+                          lease.queue(), lease.key(), lease.messageId(), lease.fence(), until))
+                  : lost(lease);
+            });
+  }
+
+  @Override
+  public QueueResult ack(Lease lease) {
+    Objects.requireNonNull(lease, "lease");
+    return core.database().write(c -> ackIn(c, lease));
+  }
+
+  @Override
+  public QueueResult ack(Connection transaction, Lease lease) {
+    Objects.requireNonNull(transaction, "transaction");
+    Objects.requireNonNull(lease, "lease");
+    return core.database().join(transaction, c -> ackIn(c, lease));
+  }
+
+  /** Acknowledges inside an open transaction, for the worker's transactional steps. */
+  public QueueResult ackIn(Connection c, Lease lease) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.ack)) {
+      ps.setLong(1, lease.messageId());
+      ps.setLong(2, lease.fence());
+      String ref;
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return lost(lease);
+        }
+        ref = rs.getString(1);
+      }
+      deletePayload(c, ref);
+      return new QueueResult.Completed(lease.key());
+    }
+  }
+
+  private void deletePayload(Connection c, String ref) throws SQLException {
+    if (ref == null) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.deletePayload)) {
+      ps.setString(1, ref);
+      ps.executeUpdate();
+    }
+  }
+
+  /** Carries the work's own exception through the transaction runner. */
+  private static final class WorkFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    WorkFailed(Exception cause) {
+      super(cause.getMessage(), cause, true, false);
+    }
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <X extends Exception> QueueResult complete(Lease lease, Effect<?, X> work) throws X {
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(work, "work");
+    try {
+      return core.database().write(c -> completeIn(c, lease, work));
+    } catch (WorkFailed e) {
+      Throwable cause = e.getCause();
+      for (Throwable s : e.getSuppressed()) {
+        cause.addSuppressed(s);
+      }
+      throw (X) cause;
+    }
+  }
+
+  /**
+   * Acknowledges first, then runs the work, so that the work can only ever commit together with a
+   * fenced acknowledgement that succeeded. The fenced {@code DELETE} is what decides whether this
+   * holder still holds the lease, and on PostgreSQL it also locks the row until the transaction
+   * ends: a claim's {@code FOR UPDATE SKIP LOCKED} passes the row by, so no one takes the message
+   * over while the work runs, even if the lease runs out meanwhile; a claim that got there first
+   * bumped the fence, and the {@code DELETE} (waiting for that claim to commit, then reading the
+   * row again under READ COMMITTED) finds nothing. If the work throws, the transaction rolls back
+   * and the message is back as it was. With the message gone, its key is free for the work's own
+   * sends: a checkpoint's next step under the same key.
+   */
+  private QueueResult completeIn(Connection c, Lease lease, Effect<?, ?> work) throws SQLException {
+    QueueResult acked = ackIn(c, lease);
+    if (!(acked instanceof QueueResult.Completed)) {
+      return acked; // nothing ran, nothing was changed
+    }
+    EffectConnection lent = EffectConnection.lend(c); // the work cannot commit the ack away
+    try {
+      work.apply(lent);
+      lent.check();
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new WorkFailed(e);
+    }
+    return acked;
+  }
+
+  @Override
+  public List<QueueResult> ackAll(List<Lease> leases) {
+    List<Lease> copy = List.copyOf(leases);
+    return core.database()
+        .write(
+            c -> {
+              List<QueueResult> out = new ArrayList<>(copy.size());
+              for (Lease l : copy) {
+                out.add(ackIn(c, l));
+              }
+              return out;
+            });
+  }
+
+  @Override
+  public QueueResult ackAndSend(Lease lease, List<Message> next) {
+    Objects.requireNonNull(lease, "lease");
+    List<Prepared> prepared = next.stream().map(this::prepare).toList();
+    QueueResult result =
+        core.database()
+            .write(
+                c -> {
+                  QueueResult acked = ackIn(c, lease);
+                  if (!(acked instanceof QueueResult.Completed)) {
+                    return acked;
+                  }
+                  List<SendResult> refused = new ArrayList<>();
+                  for (Prepared p : prepared) {
+                    SendResult sent = insert(c, p, null);
+                    if (sent.status() == SendResult.Status.CONFLICT) {
+                      refused.add(sent);
+                    }
+                  }
+                  if (!refused.isEmpty()) {
+                    // Rolls the acknowledgement back too: a step whose next message cannot be
+                    // queued is not done, and must not disappear with its next step.
+                    throw new SendConflictException(refused);
+                  }
+                  return acked;
+                });
+    if (result instanceof QueueResult.Completed) {
+      prepared.forEach(p -> signals.fire(p.message().queue()));
+    }
+    return result;
+  }
+
+  @Override
+  public boolean withdraw(String queue, String key) {
+    check("queue", queue, QUEUE);
+    check("key", key, KEY);
+    return core.database().write(c -> withdrawIn(c, queue, key));
+  }
+
+  @Override
+  public boolean withdraw(Connection transaction, String queue, String key) {
+    Objects.requireNonNull(transaction, "transaction");
+    check("queue", queue, QUEUE);
+    check("key", key, KEY);
+    return core.database().join(transaction, c -> withdrawIn(c, queue, key));
+  }
+
+  private boolean withdrawIn(Connection c, String queue, String key) throws SQLException {
+    String ref;
+    try (PreparedStatement ps = c.prepareStatement(sql.withdraw)) {
+      ps.setString(1, queue);
+      ps.setString(2, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return false;
+        }
+        ref = rs.getString(1);
+      }
+    }
+    deletePayload(c, ref);
+    return true;
+  }
+
+  @Override
+  public QueueResult reschedule(Lease lease, Instant at) {
+    Objects.requireNonNull(lease, "lease");
+    Bounds.instant(at, "at");
+    return core.database()
+        .write(
+            c ->
+                update(c, sql.reschedule, at.toEpochMilli(), lease) == 1
+                    ? new QueueResult.Rescheduled(lease.key(), at)
+                    : lost(lease));
+  }
+
+  @Override
+  public QueueResult nack(Lease lease, String error) {
+    return nack(lease, error, Duration.ZERO);
+  }
+
+  @Override
+  public QueueResult nack(Lease lease, String error, Duration requiredWait) {
+    Objects.requireNonNull(lease, "lease");
+    Bounds.nonNegative(requiredWait, "requiredWait");
+    String bounded = bound(error);
+    return core.database().write(c -> fail(c, lease, bounded, requiredWait));
+  }
+
+  private QueueResult fail(Connection c, Lease lease, String error, Duration wait)
+      throws SQLException {
+    int attempts;
+    Instant first;
+    try (PreparedStatement ps = c.prepareStatement(sql.attempts)) {
+      ps.setLong(1, lease.messageId());
+      ps.setLong(2, lease.fence());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return lost(lease);
+        }
+        attempts = rs.getInt(1);
+        first = times.instant(rs, 2);
+      }
+    }
+    Instant now = core.clock().instant();
+    Optional<Instant> next =
+        policy.nextAttempt(attempts, first, now, wait, ThreadLocalRandom.current());
+    if (next.isEmpty()) {
+      moveToDeadLetters(c, lease, attempts, error, now);
+      return new QueueResult.DeadLettered(lease.key(), attempts, error);
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.retry)) {
+      times.set(ps, 1, next.get().toEpochMilli());
+      ps.setString(2, error);
+      ps.setLong(3, lease.messageId());
+      ps.setLong(4, lease.fence());
+      ps.executeUpdate();
+    }
+    return new QueueResult.Retrying(lease.key(), next.get(), attempts);
+  }
+
+  @Override
+  public QueueResult deadLetter(Lease lease, String error) {
+    Objects.requireNonNull(lease, "lease");
+    String bounded = bound(error);
+    return core.database()
+        .write(
+            c -> {
+              int attempts = attemptsOf(c, lease);
+              if (attempts < 0) {
+                return lost(lease);
+              }
+              moveToDeadLetters(c, lease, attempts, bounded, core.clock().instant());
+              return new QueueResult.DeadLettered(lease.key(), attempts, bounded);
+            });
+  }
+
+  private int attemptsOf(Connection c, Lease lease) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.attempts)) {
+      ps.setLong(1, lease.messageId());
+      ps.setLong(2, lease.fence());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getInt(1) : -1;
+      }
+    }
+  }
+
+  private void moveToDeadLetters(Connection c, Lease lease, int attempts, String error, Instant now)
+      throws SQLException {
+    update(c, sql.dropReplacedDeadPayload, null, lease); // an older dead letter's body goes
+    try (PreparedStatement ps = c.prepareStatement(sql.deadLetter)) {
+      ps.setInt(1, attempts);
+      ps.setString(2, bound(error));
+      times.set(ps, 3, now.toEpochMilli());
+      ps.setLong(4, lease.messageId());
+      ps.setLong(5, lease.fence());
+      ps.executeUpdate();
+    }
+    update(c, sql.deleteMessage, null, lease);
+  }
+
+  private int update(Connection c, String statement, Long first, Lease lease) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(statement)) {
+      int i = 1;
+      if (first != null) {
+        times.set(ps, i++, first);
+      }
+      ps.setLong(i++, lease.messageId());
+      ps.setLong(i, lease.fence());
+      return ps.executeUpdate();
+    }
+  }
+
+  private static QueueResult lost(Lease lease) {
+    return new QueueResult.LeaseLost(lease.key(), lease.fence());
+  }
+
+  @Override
+  public Optional<byte[]> largePayload(Delivery delivery) {
+    Objects.requireNonNull(delivery, "delivery");
+    if (!delivery.largePayload()) {
+      return Optional.empty();
+    }
+    return core.database()
+        .read(
+            c -> {
+              try (PreparedStatement ps = c.prepareStatement(sql.selectPayload)) {
+                ps.setLong(1, delivery.lease().messageId());
+                try (ResultSet rs = ps.executeQuery()) {
+                  return rs.next() ? Optional.of(rs.getBytes(1)) : Optional.<byte[]>empty();
+                }
+              }
+            });
+  }
+
+  @Override
+  public List<DeadLetter> deadLetters(String queue, int limit) {
+    check("queue", queue, QUEUE);
+    SqlIntentStore.checkLimit(limit);
+    return core.database()
+        .read(
+            c -> {
+              try (PreparedStatement ps = c.prepareStatement(sql.listDeadLetters)) {
+                ps.setString(1, queue);
+                ps.setInt(2, limit);
+                List<DeadLetter> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                  while (rs.next()) {
+                    out.add(
+                        new DeadLetter(
+                            queue,
+                            rs.getString(1),
+                            core.readTree(rs.getString(2)),
+                            rs.getInt(3),
+                            rs.getString(4),
+                            times.instant(rs, 5)));
+                  }
+                }
+                return out;
+              }
+            });
+  }
+
+  @Override
+  public Optional<DeadLetter> findDeadLetter(String queue, String key) {
+    check("queue", queue, QUEUE);
+    check("key", key, KEY);
+    return core.database()
+        .read(
+            c -> {
+              try (PreparedStatement ps = c.prepareStatement(sql.findDeadLetter)) {
+                ps.setString(1, queue);
+                ps.setString(2, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                  return rs.next()
+                      ? Optional.of(deadLetter(queue, rs))
+                      : Optional.<DeadLetter>empty();
+                }
+              }
+            });
+  }
+
+  private DeadLetter deadLetter(String queue, ResultSet rs) throws SQLException {
+    return new DeadLetter(
+        queue,
+        rs.getString(1),
+        core.readTree(rs.getString(2)),
+        rs.getInt(3),
+        rs.getString(4),
+        times.instant(rs, 5));
+  }
+
+  @Override
+  public boolean requeue(String queue, String key) {
+    check("queue", queue, QUEUE);
+    check("key", key, KEY);
+    boolean moved =
+        core.database()
+            .write(
+                c -> {
+                  try (PreparedStatement ps = c.prepareStatement(sql.requeue)) {
+                    times.set(ps, 1, core.clock().millis());
+                    ps.setString(2, queue);
+                    ps.setString(3, key);
+                    if (ps.executeUpdate() != 1) {
+                      return false;
+                    }
+                  }
+                  try (PreparedStatement ps = c.prepareStatement(sql.deleteDeadLetter)) {
+                    ps.setString(1, queue);
+                    ps.setString(2, key);
+                    ps.executeUpdate();
+                  }
+                  return true;
+                });
+    if (moved) {
+      signals.fire(queue);
+    }
+    return moved;
+  }
+
+  @Override
+  public long depth(String queue) {
+    check("queue", queue, QUEUE);
+    return core.database().read(c -> longQuery(c, sql.depth, queue));
+  }
+
+  @Override
+  public Optional<Instant> nextDue(String queue) {
+    check("queue", queue, QUEUE);
+    return core.database()
+        .read(
+            c -> {
+              try (PreparedStatement ps = c.prepareStatement(sql.nextDue)) {
+                ps.setString(1, queue);
+                try (ResultSet rs = ps.executeQuery()) {
+                  rs.next();
+                  return Optional.ofNullable(times.getNullable(rs, 1)).map(Instant::ofEpochMilli);
+                }
+              }
+            });
+  }
+
+  private static long longQuery(Connection c, String statement, String arg) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(statement)) {
+      ps.setString(1, arg);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  @Override
+  public AutoCloseable onSend(Consumer<String> listener) {
+    return signals.add(listener);
+  }
+
+  private static String bound(String error) {
+    String e = SqlRejectionStore.storable(error == null ? "(no error text)" : error);
+    return e.length() <= MAX_ERROR_CHARS ? e : e.substring(0, MAX_ERROR_CHARS - 1) + "\u2026";
+  }
+}

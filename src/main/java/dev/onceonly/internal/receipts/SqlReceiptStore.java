@@ -1,0 +1,361 @@
+package dev.onceonly.internal.receipts;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.onceonly.Effect;
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IntentKey;
+import dev.onceonly.IntentNotRegisteredException;
+import dev.onceonly.Outcome;
+import dev.onceonly.Receipt;
+import dev.onceonly.ReceiptStore;
+import dev.onceonly.UnstorableResultException;
+import dev.onceonly.internal.db.EffectConnection;
+import dev.onceonly.internal.db.InstantColumns;
+import dev.onceonly.internal.jcs.Jcs;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/** The {@link ReceiptStore} on SQL. */
+public final class SqlReceiptStore implements ReceiptStore {
+  private final StoreContext core;
+
+  /** Creates the store. */
+  public SqlReceiptStore(StoreContext core) {
+    this.core = core;
+  }
+
+  /** Carries an effect's own exception through the transaction runner, unwrapped after. */
+  private static final class EffectFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    EffectFailed(Exception cause) {
+      super(cause.getMessage(), cause, true, false);
+    }
+  }
+
+  @Override
+  public <T, X extends Exception> Outcome<T> execute(
+      IntentKey key, String operation, Object arguments, Class<T> resultType, Effect<T, X> effect)
+      throws X {
+    RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
+    Objects.requireNonNull(resultType, "resultType");
+    Objects.requireNonNull(effect, "effect");
+    Outcome<T> settled = settledWithoutWriting(request, resultType);
+    if (settled != null) {
+      return settled;
+    }
+    try {
+      return core.database().write(c -> step(c, request, resultType, effect));
+    } catch (EffectFailed e) {
+      throw this.<X>unwrap(e);
+    }
+  }
+
+  @Override
+  public <T, X extends Exception> Outcome<T> execute(
+      Connection transaction,
+      IntentKey key,
+      String operation,
+      Object arguments,
+      Class<T> resultType,
+      Effect<T, X> effect)
+      throws X {
+    Objects.requireNonNull(transaction, "transaction");
+    RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
+    Objects.requireNonNull(resultType, "resultType");
+    Objects.requireNonNull(effect, "effect");
+    try {
+      return core.database().join(transaction, c -> step(c, request, resultType, effect));
+    } catch (EffectFailed e) {
+      throw this.<X>unwrap(e);
+    }
+  }
+
+  /**
+   * Answers from a committed receipt without taking the write lock, or returns null. A committed
+   * receipt never changes its fingerprint or result until it expires, so a read is enough to answer
+   * a repetition, a conflict or an expiry: under contention (a retry storm) repeated keys stay off
+   * the single writer and off other processes' file lock. Only tried while writes are queueing,
+   * where the caller would wait anyway; a lone caller goes straight to the write step, which looks
+   * again under the lock.
+   */
+  private <T> Outcome<T> settledWithoutWriting(
+      RequestPreparer.Prepared request, Class<T> resultType) {
+    if (!core.database().writesContended()) {
+      return null;
+    }
+    Instant now = Instant.ofEpochMilli(core.clock().millis());
+    Receipt existing = core.database().read(c -> lookup(c, request.key())).receipt();
+    if (existing == null || !existing.forgetAt().isAfter(now)) {
+      return null;
+    }
+    return answer(existing, request, resultType, now);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <X extends Exception> X unwrap(EffectFailed e) {
+    Throwable cause = e.getCause();
+    for (Throwable s : e.getSuppressed()) {
+      cause.addSuppressed(s); // a rollback failure, if any
+    }
+    return (X) cause;
+  }
+
+  private <T, X extends Exception> Outcome<T> step(
+      Connection c, RequestPreparer.Prepared request, Class<T> resultType, Effect<T, X> effect)
+      throws SQLException {
+    // Receipts keep epoch millis: a finer "now" would make Created and Repeated disagree.
+    Instant now = Instant.ofEpochMilli(core.clock().millis());
+    core.lockKey(c, "receipts", request.key());
+    Lookup found = lookup(c, request.key());
+    Receipt existing = found.receipt();
+    if (existing != null && existing.forgetAt().isAfter(now)) {
+      return answer(existing, request, resultType, now);
+    }
+    Fingerprint registered = found.registered();
+    if (registered != null && !registered.equals(request.fingerprint())) {
+      return new Outcome.Conflict<>(request.key(), registered, request.fingerprint());
+    }
+    if (registered == null && core.requests().requiresRegisteredIntent(request.operation())) {
+      // Read in this transaction, under the key's lock: a registration cannot slip in between.
+      throw new IntentNotRegisteredException(request.key(), request.operation());
+    }
+    if (existing != null) {
+      delete(c, request.key()); // past every retention: the key may run again
+    }
+    T result = run(effect, c);
+    String json = serialize(result, resultType);
+    checkReadsBack(result, json, resultType);
+    insert(c, request, json, now);
+    return new Outcome.Created<>(request.key(), request.fingerprint(), result, now);
+  }
+
+  private <T> Outcome<T> answer(
+      Receipt existing, RequestPreparer.Prepared request, Class<T> resultType, Instant now) {
+    if (!existing.fingerprint().equals(request.fingerprint())) {
+      return new Outcome.Conflict<>(request.key(), existing.fingerprint(), request.fingerprint());
+    }
+    if (existing.resultJson() == null || !existing.expiresAt().isAfter(now)) {
+      return new Outcome.Expired<>(request.key(), existing.fingerprint(), existing.expiresAt());
+    }
+    return new Outcome.Repeated<>(
+        request.key(),
+        existing.fingerprint(),
+        deserialize(existing.resultJson(), resultType),
+        existing.createdAt());
+  }
+
+  /**
+   * Runs the effect on the step's connection lent through {@link
+   * dev.onceonly.internal.db.EffectConnection}, so that it cannot commit, roll back or change the
+   * session; a refusal it caught still fails the step.
+   */
+  private static <T, X extends Exception> T run(Effect<T, X> effect, Connection c) {
+    EffectConnection lent = EffectConnection.lend(c);
+    try {
+      T result = effect.apply(lent);
+      lent.check();
+      return result;
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Exception e) {
+      throw new EffectFailed(e);
+    }
+  }
+
+  private String serialize(Object result, Class<?> resultType) {
+    String json;
+    try {
+      json = core.mapper().writeValueAsString(result);
+    } catch (JsonProcessingException e) {
+      throw new UnstorableResultException(
+          resultType, "Jackson cannot write it as JSON: " + e.getOriginalMessage(), e);
+    } catch (StackOverflowError e) {
+      throw new UnstorableResultException(
+          resultType, "it refers to itself (a cycle) or is nested too deep", null);
+    }
+    // Jackson writes an unpaired surrogate raw, and its UTF-8 form would come back as "?":
+    // a repeated request would then get another result than the first one.
+    if (Jcs.loneSurrogate(json) >= 0) {
+      throw new UnstorableResultException(resultType, "it holds an unpaired surrogate", null);
+    }
+    return json;
+  }
+
+  /**
+   * Refuses a result that a repeated request would not get back: it is read back from {@code json}
+   * as {@code resultType} and compared (see {@link RoundTrip}) before anything commits. Strings,
+   * integers and booleans of exactly the result type skip the read: their JSON is exact.
+   */
+  private <T> void checkReadsBack(T result, String json, Class<T> resultType) {
+    if (RoundTrip.exact(result, resultType)) {
+      return;
+    }
+    T back;
+    try {
+      back = core.mapper().readValue(json, resultType);
+    } catch (JsonProcessingException e) {
+      throw new UnstorableResultException(
+          resultType, "Jackson cannot read it back: " + e.getOriginalMessage(), e);
+    }
+    if (!RoundTrip.same(result, back, this::rewrite)) {
+      throw new UnstorableResultException(
+          resultType,
+          "it does not read back equal to what the effect returned (a field Jackson skips or"
+              + " cannot set?); stored as "
+              + (json.length() > 200 ? json.substring(0, 200) + "..." : json),
+          null);
+    }
+  }
+
+  private String rewrite(Object value) {
+    try {
+      return core.mapper().writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      return "unwritable: " + e.getOriginalMessage();
+    }
+  }
+
+  private <T> T deserialize(String json, Class<T> type) {
+    try {
+      return core.mapper().readValue(json, type);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "the stored result cannot be read as " + type.getName() + ": " + e.getOriginalMessage(),
+          e);
+    }
+  }
+
+  private void insert(Connection c, RequestPreparer.Prepared request, String json, Instant now)
+      throws SQLException {
+    Instant expires = now.plus(core.resultRetention());
+    Instant forget = expires.plus(core.tombstoneRetention());
+    try (PreparedStatement ps = c.prepareStatement(core.statements().insertReceipt)) {
+      ps.setString(1, request.key().scope());
+      ps.setString(2, request.key().key());
+      ps.setString(3, request.operation());
+      ps.setString(4, request.fingerprint().toString());
+      ps.setString(5, json);
+      InstantColumns t = core.times();
+      t.set(ps, 6, now.toEpochMilli());
+      t.set(ps, 7, expires.toEpochMilli());
+      t.set(ps, 8, forget.toEpochMilli());
+      ps.executeUpdate();
+    }
+  }
+
+  private void delete(Connection c, IntentKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(core.statements().deleteReceipt)) {
+      ps.setString(1, key.scope());
+      ps.setString(2, key.key());
+      ps.executeUpdate();
+    }
+  }
+
+  /** The receipt of a key (or null) and the fingerprint of its registered intent (or null). */
+  private record Lookup(Receipt receipt, Fingerprint registered) {}
+
+  /** Reads both in one statement: a step's only read. */
+  private Lookup lookup(Connection c, IntentKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(core.statements().lookupStep)) {
+      ps.setString(1, key.scope());
+      ps.setString(2, key.key());
+      ps.setString(3, key.scope());
+      ps.setString(4, key.key());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        String intent = rs.getString(7);
+        Fingerprint registered = intent == null ? null : Fingerprint.parse(intent);
+        String fingerprint = rs.getString(2);
+        if (fingerprint == null) {
+          return new Lookup(null, registered);
+        }
+        Receipt receipt =
+            new Receipt(
+                key,
+                rs.getString(1),
+                Fingerprint.parse(fingerprint),
+                rs.getString(3),
+                core.times().instant(rs, 4),
+                core.times().instant(rs, 5),
+                core.times().instant(rs, 6));
+        return new Lookup(receipt, registered);
+      }
+    }
+  }
+
+  private Receipt select(Connection c, IntentKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(core.statements().selectReceipt)) {
+      ps.setString(1, key.scope());
+      ps.setString(2, key.key());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        return new Receipt(
+            key,
+            rs.getString(1),
+            Fingerprint.parse(rs.getString(2)),
+            rs.getString(3),
+            core.times().instant(rs, 4),
+            core.times().instant(rs, 5),
+            core.times().instant(rs, 6));
+      }
+    }
+  }
+
+  @Override
+  public Optional<Receipt> find(IntentKey key) {
+    core.requests().checkKey(key);
+    return core.database().read(c -> Optional.ofNullable(select(c, key)));
+  }
+
+  @Override
+  public PurgeResult purge(int limit) {
+    SqlIntentStore.checkLimit(limit);
+    return core.database().write(c -> purge(c, limit));
+  }
+
+  private PurgeResult purge(Connection c, int limit) throws SQLException {
+    long now = core.clock().millis();
+    List<IntentKey> forgotten = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(core.statements().selectForgotten)) {
+      core.times().set(ps, 1, now);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          forgotten.add(IntentKey.of(rs.getString(1), rs.getString(2)));
+        }
+      }
+    }
+    for (IntentKey key : forgotten) {
+      delete(c, key);
+      deleteIntent(c, key); // or the reconciler would publish it again
+    }
+    int tombstoned = 0;
+    if (forgotten.size() < limit) {
+      try (PreparedStatement ps = c.prepareStatement(core.statements().tombstoneExpired)) {
+        core.times().set(ps, 1, now);
+        core.times().set(ps, 2, now);
+        ps.setInt(3, limit - forgotten.size());
+        tombstoned = ps.executeUpdate();
+      }
+    }
+    return new PurgeResult(tombstoned, forgotten.size());
+  }
+
+  private void deleteIntent(Connection c, IntentKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(core.statements().deleteIntent)) {
+      ps.setString(1, key.scope());
+      ps.setString(2, key.key());
+      ps.executeUpdate();
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package dev.onceonly.internal.receipts;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceonly.IntentKey;
+import dev.onceonly.internal.db.Database;
+import dev.onceonly.internal.db.InstantColumns;
+import dev.onceonly.sql.Dialect;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.InstantSource;
+
+/**
+ * What the stores of one OnceOnly instance share: the database, its statements, the request checks,
+ * the clock, the mapper and the retention settings.
+ *
+ * @param database runs transactions
+ * @param requests validates and canonicalizes requests
+ * @param clock the time source
+ * @param mapper reads and writes results
+ * @param resultRetention how long a result is returned
+ * @param tombstoneRetention how much longer a fingerprint is kept after that
+ * @param rejectionReasonChars bound on a rejection's reason
+ * @param rejectionBodyBytes bound on a rejection's body excerpt
+ * @param sql the statements, built for the table prefix
+ */
+public record StoreContext(
+    Database database,
+    RequestPreparer requests,
+    InstantSource clock,
+    ObjectMapper mapper,
+    Duration resultRetention,
+    Duration tombstoneRetention,
+    int rejectionReasonChars,
+    int rejectionBodyBytes,
+    Sql sql) {
+
+  /** The statements, opaque outside this package. */
+  public static final class Sql {
+    final Statements statements;
+
+    /**
+     * Builds every statement for a validated prefix. The statements are the same in both dialects:
+     * the PostgreSQL schema declares its text keys {@code COLLATE "C"}, so comparisons and
+     * orderings are bytewise there as on SQLite.
+     */
+    public Sql(String prefix) {
+      this.statements = new Statements(prefix);
+      this.lockSpace = (prefix + "keys").hashCode();
+    }
+
+    private final int lockSpace;
+  }
+
+  Statements statements() {
+    return sql.statements;
+  }
+
+  public InstantColumns times() {
+    return database.times();
+  }
+
+  /**
+   * Serializes the write steps on one key of one table until the transaction ends; on SQLite a
+   * no-op (its {@code BEGIN IMMEDIATE} already admits one writer at a time).
+   *
+   * <p>Why a lock and which one, on PostgreSQL: write transactions run at READ COMMITTED (the
+   * server's default), where each statement sees what was committed before it started. A
+   * check-then-effect step reads ("is there a receipt?"), runs the effect and writes; two
+   * transactions on the same key could both read "none". SERIALIZABLE would catch that only at
+   * commit, after both effects ran, and the loser would have to run its effect again. A row lock
+   * ({@code SELECT ... FOR UPDATE}) needs a row, and the first step on a key has none. So each step
+   * first takes a transaction-scoped advisory lock on (table, scope, key): the second step waits
+   * for the first to commit or roll back, and its next statement, with a fresh READ COMMITTED
+   * snapshot, sees the receipt the first one wrote. The lock is released by COMMIT or ROLLBACK and
+   * holds no session state, so it works through PgBouncer's transaction pooling. The lock's name
+   * joins scope and key with NUL, which neither may hold ({@link Identifiers}), so two keys never
+   * share a name; the lock id is a 32-bit hash of it, and a collision of hashes only makes two
+   * unrelated keys wait for each other, never lets one key's steps run together.
+   */
+  public void lockKey(Connection c, String table, IntentKey key) throws SQLException {
+    if (database.dialect() != Dialect.POSTGRESQL) {
+      return; // before building the lock's name: SQLite's hot path allocates nothing here
+    }
+    database.lockKey(c, sql.lockSpace + table.hashCode(), key.scope() + '\0' + key.key());
+  }
+
+  public JsonNode readTree(String json) {
+    try {
+      return mapper.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException("stored JSON cannot be read back", e);
+    }
+  }
+}

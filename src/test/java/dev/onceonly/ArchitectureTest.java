@@ -1,0 +1,141 @@
+package dev.onceonly;
+
+import static com.tngtech.archunit.base.DescribedPredicate.describe;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+import java.util.Set;
+
+/**
+ * The package layout, kept true: one package per concern, the exported packages on top of the
+ * public API only, and the optional libraries inside the integrations that need them.
+ *
+ * <p>The exported packages are {@code dev.onceonly}, {@code .queue}, {@code .external}, {@code
+ * .redis}, {@code .sql} and {@code .cli}; the implementation lives in the {@code
+ * dev.onceonly.internal} subpackages, which the module does not export. The implementation may
+ * depend on the API (it implements {@link ReceiptStore}, {@code JobQueue}, {@code ExternalEffects}
+ * and uses their records); the API depends on the implementation only where it is the factory or a
+ * delegate, listed in {@link #ALLOWED_INTO_INTERNAL}.
+ */
+@AnalyzeClasses(packages = "dev.onceonly", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+  private static final String INTERNAL = "dev.onceonly.internal..";
+
+  /**
+   * The exported classes allowed to depend on internal ones, with their nested classes.
+   *
+   * <ul>
+   *   <li>{@code OnceOnly}: the factory, which wires the stores, the queue and the claims.
+   *   <li>{@code Canonicalizer}: delegates to the RFC 8785 writer in {@code internal.jcs}.
+   *   <li>Frozen, to be removed: {@code cli.Target} and {@code cli.demo.ReportPipeline}, which open
+   *       JDBC connections to SQLite files by the library's exact-name URLs ({@code
+   *       internal.db.SqliteUrls}) for the demo's own tables. Add nothing here.
+   * </ul>
+   */
+  static final Set<String> ALLOWED_INTO_INTERNAL =
+      Set.of(
+          "dev.onceonly.OnceOnly",
+          "dev.onceonly.Canonicalizer",
+          // Frozen: the command-line tool, until it uses only the public API.
+          "dev.onceonly.cli.Target",
+          "dev.onceonly.cli.demo.ReportPipeline");
+
+  private static final DescribedPredicate<JavaClass> ALLOWED =
+      describe(
+          "an allowed exception " + ALLOWED_INTO_INTERNAL,
+          c -> ALLOWED_INTO_INTERNAL.contains(outermost(c).getName()));
+
+  private static final DescribedPredicate<JavaClass> INTERNAL_CLASS =
+      describe("internal", c -> c.getPackageName().startsWith("dev.onceonly.internal"));
+
+  private static JavaClass outermost(JavaClass c) {
+    JavaClass outer = c;
+    while (outer.getEnclosingClass().isPresent()) {
+      outer = outer.getEnclosingClass().get();
+    }
+    return outer;
+  }
+
+  /** One slice per package, so a cycle is reported between the packages it runs through. */
+  private static final SliceAssignment PACKAGES =
+      new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass c) {
+          return c.getPackageName().startsWith("dev.onceonly")
+              ? SliceIdentifier.of(c.getPackageName())
+              : SliceIdentifier.ignore();
+        }
+
+        @Override
+        public String getDescription() {
+          return "the packages of dev.onceonly";
+        }
+      };
+
+  private static final DescribedPredicate<JavaClass> FACTORY =
+      describe(
+          "OnceOnly, the factory", c -> outermost(c).getName().equals("dev.onceonly.OnceOnly"));
+
+  private static final DescribedPredicate<JavaClass> QUEUE_OR_CLAIMS =
+      describe(
+          "the queue and claims APIs",
+          c ->
+              c.getPackageName().equals("dev.onceonly.queue")
+                  || c.getPackageName().equals("dev.onceonly.external"));
+
+  /**
+   * (a) No cycle among the packages, the internal ones included. Ignored, as the documented cases
+   * of an API implemented inside, the factory and delegate edges that close a loop by design: the
+   * allowed exceptions' edges into the implementation (which depends on the API it implements), and
+   * {@link OnceOnly}'s edges to the queue and claims APIs (it hands out the {@code JobQueue} and
+   * {@code ExternalEffects}, whose types use root types such as {@link Effect} and {@link
+   * IntentKey}).
+   */
+  @ArchTest
+  static final ArchRule packagesAreFreeOfCycles =
+      SlicesRuleDefinition.slices()
+          .assignedFrom(PACKAGES)
+          .should()
+          .beFreeOfCycles()
+          .ignoreDependency(ALLOWED, INTERNAL_CLASS)
+          .ignoreDependency(FACTORY, QUEUE_OR_CLAIMS);
+
+  /** (b) Exported packages depend on the implementation only through the listed exceptions. */
+  @ArchTest
+  static final ArchRule exportedPackagesStayOutOfInternal =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage(INTERNAL)
+          .and(DescribedPredicate.not(ALLOWED))
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(INTERNAL);
+
+  /** (c) Jedis is for the Redis transport (and the demo's Redis mode) only. */
+  @ArchTest
+  static final ArchRule onlyTheRedisIntegrationUsesJedis =
+      noClasses()
+          .that()
+          .resideOutsideOfPackages("dev.onceonly.redis..", "dev.onceonly.cli..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("redis.clients..");
+
+  /** (c) picocli is for the command-line tool only. */
+  @ArchTest
+  static final ArchRule onlyTheCommandLineToolUsesPicocli =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage("dev.onceonly.cli..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("picocli..");
+}

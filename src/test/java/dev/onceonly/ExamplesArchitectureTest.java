@@ -1,0 +1,24 @@
+package dev.onceonly;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/**
+ * (d) The tests that run the README's examples use the public API only, as a reader's code would:
+ * an example that compiles only inside the library would teach what users cannot write.
+ */
+@AnalyzeClasses(packages = "dev.onceonly", importOptions = ImportOption.OnlyIncludeTests.class)
+class ExamplesArchitectureTest {
+  @ArchTest
+  static final ArchRule readmeExamplesUseThePublicApiOnly =
+      noClasses()
+          .that()
+          .haveNameMatching(".*\\.Readme[^.]*")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("dev.onceonly.internal..");
+}
