@@ -86,18 +86,19 @@ class ArchitectureTest {
 
   private static final DescribedPredicate<JavaClass> QUEUE_OR_CLAIMS =
       describe(
-          "the queue and claims APIs",
+          "the queue, claims and maintenance APIs",
           c ->
               c.getPackageName().equals("dev.onceonly.queue")
-                  || c.getPackageName().equals("dev.onceonly.external"));
+                  || c.getPackageName().equals("dev.onceonly.external")
+                  || c.getPackageName().equals("dev.onceonly.maintenance"));
 
   /**
    * (a) No cycle among the packages, the internal ones included. Ignored, as the documented cases
    * of an API implemented inside, the factory and delegate edges that close a loop by design: the
    * allowed exceptions' edges into the implementation (which depends on the API it implements), and
-   * {@link OnceOnly}'s edges to the queue and claims APIs (it hands out the {@code JobQueue} and
-   * {@code ExternalEffects}, whose types use root types such as {@link Effect} and {@link
-   * IntentKey}).
+   * {@link OnceOnly}'s edges to the queue, claims and maintenance APIs (it hands out the {@code
+   * JobQueue}, {@code ExternalEffects} and {@code Maintenance}, whose types use root types such as
+   * {@link Effect} and {@link IntentKey}).
    */
   @ArchTest
   static final ArchRule packagesAreFreeOfCycles =

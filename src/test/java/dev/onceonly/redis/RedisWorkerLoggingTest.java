@@ -6,21 +6,18 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.testing.Db;
 import dev.onceonly.testing.Eventually;
+import dev.onceonly.testing.LogCapture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.RedisClient;
 
@@ -31,35 +28,10 @@ import redis.clients.jedis.RedisClient;
  * return to reading at INFO. Before, both went only to the listener, whose default does nothing.
  */
 class RedisWorkerLoggingTest {
-  private final Logger jul = Logger.getLogger(RedisWorker.class.getName());
-  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-  private final Handler handler =
-      new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-          records.add(r);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
+  @RegisterExtension final LogCapture log = LogCapture.of(RedisWorker.class);
+  private final List<LogRecord> records = log.records();
 
   @TempDir Path dir;
-
-  @BeforeEach
-  void capture() {
-    jul.addHandler(handler);
-    jul.setLevel(Level.ALL);
-  }
-
-  @AfterEach
-  void release() {
-    jul.removeHandler(handler);
-    jul.setLevel(null);
-  }
 
   @Test
   void aStoppedServerIsLoggedOnceAndTheReturnOnce() throws Exception {

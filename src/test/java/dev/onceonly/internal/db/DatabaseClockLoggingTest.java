@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.Eventually;
+import dev.onceonly.testing.LogCapture;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.net.ServerSocket;
@@ -11,17 +12,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -31,33 +28,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * port nobody listens on), then the server again.
  */
 class DatabaseClockLoggingTest {
-  private final Logger jul = Logger.getLogger(DatabaseClock.class.getName());
-  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-  private final Handler handler =
-      new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-          records.add(r);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
-
-  @BeforeEach
-  void capture() {
-    jul.addHandler(handler);
-    jul.setLevel(Level.ALL);
-  }
-
-  @AfterEach
-  void release() {
-    jul.removeHandler(handler);
-    jul.setLevel(null);
-  }
+  @RegisterExtension final LogCapture log = LogCapture.of(DatabaseClock.class);
+  private final List<LogRecord> records = log.records();
 
   @Test
   void aRunOfFailedRefreshesIsLoggedOnceAndTheRecoveryOnce() throws Exception {

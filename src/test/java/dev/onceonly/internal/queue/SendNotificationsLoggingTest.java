@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.Eventually;
+import dev.onceonly.testing.LogCapture;
 import java.io.PrintWriter;
 import java.net.ServerSocket;
 import java.sql.Connection;
@@ -11,16 +12,12 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -30,33 +27,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * listens on), then the real embedded server.
  */
 class SendNotificationsLoggingTest {
-  private final Logger jul = Logger.getLogger(SendNotifications.class.getName());
-  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-  private final Handler handler =
-      new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-          records.add(r);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
-
-  @BeforeEach
-  void capture() {
-    jul.addHandler(handler);
-    jul.setLevel(Level.ALL);
-  }
-
-  @AfterEach
-  void release() {
-    jul.removeHandler(handler);
-    jul.setLevel(null);
-  }
+  @RegisterExtension final LogCapture log = LogCapture.of(SendNotifications.class);
+  private final List<LogRecord> records = log.records();
 
   @Test
   void aRunOfFailuresIsLoggedOnceAndTheRecoveryOnce() throws Exception {
