@@ -46,6 +46,11 @@ public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
     return records;
   }
 
+  /** Returns the records logged so far in this test at exactly {@code level}. */
+  public List<LogRecord> at(Level level) {
+    return records.stream().filter(r -> r.getLevel() == level).toList();
+  }
+
   @Override
   public void beforeEach(ExtensionContext context) {
     records.clear();
