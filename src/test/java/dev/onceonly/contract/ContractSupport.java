@@ -60,14 +60,9 @@ public abstract class ContractSupport {
     return builder.build();
   }
 
-  /** Returns a new, empty database for this test, made by this run's {@link #database}. */
-  protected ContractDatabase newDatabase() {
-    return database.create(dir);
-  }
-
   private synchronized ContractDatabase db() {
     if (db == null) {
-      db = newDatabase();
+      db = database.create(dir);
     }
     return db;
   }

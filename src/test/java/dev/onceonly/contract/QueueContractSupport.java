@@ -48,14 +48,9 @@ public abstract class QueueContractSupport {
   /** The instance under test. */
   protected OnceOnly once;
 
-  /** Returns a new, empty database for this test, made by this run's {@link #database}. */
-  protected ContractDatabase newDatabase() {
-    return database.create(dir);
-  }
-
   @BeforeEach
   final void openDatabase() {
-    db = newDatabase();
+    db = database.create(dir);
     clock = new MutableClock(T0);
     once = db.open(clock);
     db.exec("CREATE TABLE effects (message_key VARCHAR(300) NOT NULL, holder VARCHAR(100))");
