@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The contract of {@link Worker} on a {@link dev.onceonly.queue.JobQueue}: many threads and two
@@ -34,7 +36,9 @@ import org.junit.jupiter.api.Test;
  * worker. Conditions are awaited with latches or {@link Eventually}, and every count is read from
  * the database after reopening it.
  */
-public abstract class WorkerContract extends QueueContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#withTransactionPooling")
+public class WorkerContract extends QueueContractSupport {
   static final String Q = "work";
   static final Duration DRAIN = Duration.ofSeconds(45);
 
