@@ -1,6 +1,9 @@
 package dev.onceonly.testing;
 
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
 
@@ -19,6 +22,10 @@ import org.junit.jupiter.api.Named;
  *   <li>{@link #POSTGRESQL_TRANSACTION_POOLING}: an empty schema per test, through a {@link
  *       TransactionPoolingDataSource}.
  * </ul>
+ *
+ * <p>{@code -Donceonly.test.databases=sqlite,postgresql} (names as above, comma-separated) runs the
+ * suites on those databases only, for example one dialect while working on it; unset, every set
+ * runs whole.
  */
 public final class ContractDatabases {
   private ContractDatabases() {}
@@ -65,7 +72,7 @@ public final class ContractDatabases {
 
   /** SQLite and PostgreSQL: the suites whose behaviour does not depend on how connections come. */
   public static Stream<Named<Factory>> sqliteAndPostgresql() {
-    return Stream.of(SQLITE, POSTGRESQL);
+    return chosen(SQLITE, POSTGRESQL);
   }
 
   /**
@@ -73,7 +80,7 @@ public final class ContractDatabases {
    * across steps (intents, queue, queue patterns, worker).
    */
   public static Stream<Named<Factory>> withTransactionPooling() {
-    return Stream.of(SQLITE, POSTGRESQL, POSTGRESQL_TRANSACTION_POOLING);
+    return chosen(SQLITE, POSTGRESQL, POSTGRESQL_TRANSACTION_POOLING);
   }
 
   /**
@@ -81,7 +88,19 @@ public final class ContractDatabases {
    * {@code DataSource}, PostgreSQL, and PostgreSQL behind transaction pooling.
    */
   public static Stream<Named<Factory>> everyDatabase() {
-    return Stream.of(
+    return chosen(
         SQLITE, SQLITE_UNGROUPED, SQLITE_DATA_SOURCE, POSTGRESQL, POSTGRESQL_TRANSACTION_POOLING);
+  }
+
+  /** The databases of a set that {@code onceonly.test.databases} names, or all of them. */
+  @SafeVarargs
+  private static Stream<Named<Factory>> chosen(Named<Factory>... set) {
+    String wanted = System.getProperty("onceonly.test.databases", "").trim();
+    if (wanted.isEmpty()) {
+      return Stream.of(set);
+    }
+    Set<String> names =
+        Arrays.stream(wanted.split(",")).map(String::trim).collect(Collectors.toSet());
+    return Stream.of(set).filter(d -> names.contains(d.getName()));
   }
 }
