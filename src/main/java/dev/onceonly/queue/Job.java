@@ -25,6 +25,8 @@ public final class Job {
   private volatile QueueResult result;
   private volatile Instant retryAt;
   private volatile boolean completing;
+  private volatile Effect<?, ?> later;
+  private volatile boolean handedOver;
 
   Job(Delivery delivery, JobQueue queue) {
     this.delivery = Objects.requireNonNull(delivery, "delivery");
@@ -123,8 +125,46 @@ public final class Job {
     return r;
   }
 
+  /**
+   * Has the worker acknowledge the message together with database work once the handler returns, in
+   * one transaction shared with the completions of other jobs, and returns at once: the handler
+   * thread goes on to the next job while the commit is batched. Same guarantee as {@link
+   * #completeWith}: the work commits only with a fenced acknowledgement that succeeded, or not at
+   * all. What it does not give is the answer: a lost lease or a work that throws is seen by the
+   * worker, after the handler returned (a throwing work is retried or dead-lettered like a failed
+   * handler). If the handler throws after calling this, the work is dropped and the failure handled
+   * as usual. Use {@link #completeWith} when the handler needs the result before it returns.
+   *
+   * @param work the work; it receives the transaction's connection
+   * @throws IllegalStateException if the job was already completed or given work to complete with
+   */
+  public void completeLater(Effect<?, ?> work) {
+    Objects.requireNonNull(work, "work");
+    if (result != null || later != null) {
+      throw new IllegalStateException("job " + delivery.key() + " is already completed");
+    }
+    later = work;
+  }
+
+  /** {@return the work {@link #completeLater} left for the worker, or null} */
+  Effect<?, ?> later() {
+    return later;
+  }
+
   boolean isCompleting() {
     return completing;
+  }
+
+  /**
+   * Marks the job as handed to the worker's batched completion, which holds it from here: it is not
+   * renewed (the transaction will hold the message) nor released at close.
+   */
+  void handOver() {
+    handedOver = true;
+  }
+
+  boolean isHandedOver() {
+    return handedOver;
   }
 
   /**

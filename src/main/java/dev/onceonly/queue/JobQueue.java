@@ -142,6 +142,22 @@ public interface JobQueue {
   <X extends Exception> QueueResult complete(Lease lease, dev.onceonly.Effect<?, X> work) throws X;
 
   /**
+   * Completes many jobs in one transaction, so that their acknowledgements and their work share one
+   * commit. Each completion runs as {@link #complete} would, in order, under a savepoint of its
+   * own: the fenced acknowledgement first, then its work only if that succeeded. A completion whose
+   * lease was lost changes nothing ({@link QueueResult.LeaseLost}); one whose work throws is rolled
+   * back alone ({@link QueueResult.WorkFailed}: neither its work nor its acknowledgement commits,
+   * and the message stays leased); the others commit together. Nothing is committed if the
+   * transaction itself fails, which is thrown.
+   *
+   * @param completions the jobs, at most one per message
+   * @return one result per completion, in order: {@link QueueResult.Completed}, {@link
+   *     QueueResult.LeaseLost} or {@link QueueResult.WorkFailed}
+   * @throws dev.onceonly.StoreException if the transaction fails; nothing was committed
+   */
+  List<QueueResult> completeAll(List<Completion> completions);
+
+  /**
    * Acknowledges a batch of messages in one transaction.
    *
    * @param leases the leases

@@ -14,7 +14,8 @@ public sealed interface QueueResult
         QueueResult.DeadLettered,
         QueueResult.Rescheduled,
         QueueResult.Renewed,
-        QueueResult.LeaseLost {
+        QueueResult.LeaseLost,
+        QueueResult.WorkFailed {
 
   /** {@return the message's key} */
   String key();
@@ -135,6 +136,27 @@ public sealed interface QueueResult
      */
     public LeaseLost {
       Objects.requireNonNull(key, "key");
+    }
+  }
+
+  /**
+   * The work of one completion in {@link JobQueue#completeAll} threw: its savepoint was rolled
+   * back, so neither the work nor the acknowledgement committed, and the message stays leased to
+   * this holder, to be retried or dead-lettered like a failed handler.
+   *
+   * @param key the message's key
+   * @param failure what the work threw
+   */
+  record WorkFailed(String key, Exception failure) implements QueueResult {
+    /**
+     * Refuses nulls.
+     *
+     * @param key the message's key
+     * @param failure what the work threw
+     */
+    public WorkFailed {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(failure, "failure");
     }
   }
 

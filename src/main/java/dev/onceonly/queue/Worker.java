@@ -65,14 +65,19 @@ public final class Worker implements AutoCloseable {
   /** Claimed jobs waiting for a handler thread, then one {@link #STOP} per thread at close. */
   private final BlockingQueue<Slot> ready = new LinkedBlockingQueue<>();
 
+  /** Handled jobs waiting for their batched acknowledgement, then one {@link #STOP} at close. */
+  private final BlockingQueue<Slot> finishing = new LinkedBlockingQueue<>();
+
   private final Semaphore wakeups = new Semaphore(0);
   private final Semaphore settled = new Semaphore(0);
+  private final AtomicInteger handling = new AtomicInteger();
   private final AtomicLong completed = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
   private final AtomicLong leasesLost = new AtomicLong();
   private volatile boolean running;
   private ExecutorService claimer;
+  private ExecutorService completer;
   private ExecutorService pollers;
   private ScheduledExecutorService renewer;
   private AutoCloseable subscription;
@@ -126,6 +131,8 @@ public final class Worker implements AutoCloseable {
     for (int i = 0; i < threads; i++) {
       pollers.execute(this::run);
     }
+    completer = Executors.newSingleThreadExecutor(daemon(name + "-complete"));
+    completer.execute(this::complete);
     claimer = Executors.newSingleThreadExecutor(daemon(name + "-claim"));
     claimer.execute(this::claim);
     return this;
@@ -138,9 +145,10 @@ public final class Worker implements AutoCloseable {
   }
 
   /**
-   * The claiming loop. It claims when there is room for at least half a prefetch (or no claimed job
-   * is waiting for a thread), so that a backlog is claimed in batches rather than one job per
-   * commit, and waits for jobs to settle while the worker holds all it may.
+   * The claiming loop. It claims when there is room for at least half a prefetch, or when a handler
+   * thread has nothing to do and no batch of acknowledgements is about to free more room, so that a
+   * backlog is claimed in batches rather than one job per commit while a lone message is claimed at
+   * once; and waits for jobs to settle while the worker holds all it may.
    */
   private void claim() {
     int capacity = threads + prefetch;
@@ -148,7 +156,8 @@ public final class Worker implements AutoCloseable {
     long idle = idleMin.toMillis();
     while (running) {
       int room = capacity - inFlight.size();
-      if (room <= 0 || (room < batch && !ready.isEmpty())) {
+      boolean starving = ready.isEmpty() && finishing.isEmpty() && handling.get() < threads;
+      if (room <= 0 || (room < batch && !starving)) {
         if (!await(settled, idleMax.toMillis())) {
           return;
         }
@@ -177,8 +186,61 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  /** The most messages one claim takes. */
+  /** The most messages one claim takes, and one batched completion acknowledges. */
   private static final int MAX_CLAIM = 100;
+
+  /**
+   * The completing loop: acknowledges the handled jobs (with the work {@link Job#completeLater}
+   * left) in batches, one transaction for all that are waiting, so that many jobs share a commit
+   * while the handler threads go on. Runs until the {@link #STOP} that close sends after the last
+   * handler finished.
+   */
+  private void complete() {
+    List<Slot> batch = new ArrayList<>();
+    boolean stop = false;
+    while (!stop) {
+      try {
+        batch.add(finishing.take());
+      } catch (InterruptedException e) {
+        return; // shut down past the deadline: the jobs' leases run out, then redelivery
+      }
+      finishing.drainTo(batch, MAX_CLAIM - 1);
+      stop = batch.remove(STOP);
+      if (!batch.isEmpty()) {
+        completeAll(batch.stream().map(Slot::job).toList());
+      }
+      batch.clear();
+    }
+  }
+
+  private void completeAll(List<Job> jobs) {
+    List<QueueResult> results;
+    try {
+      results =
+          queue.completeAll(jobs.stream().map(j -> new Completion(j.lease(), j.later())).toList());
+    } catch (RuntimeException e) {
+      jobs.forEach(job -> warnUnrecorded("acknowledgement", job, e));
+      jobs.forEach(inFlight::remove);
+      settled.release();
+      return;
+    }
+    for (int i = 0; i < jobs.size(); i++) {
+      Job job = jobs.get(i);
+      if (results.get(i) instanceof QueueResult.WorkFailed failed) {
+        fail(job, failed.failure());
+      } else {
+        count(results.get(i));
+      }
+      inFlight.remove(job);
+    }
+    settled.release(); // once for the batch: the claimer takes the room it freed in one claim
+  }
+
+  /** Forgets a settled job: its lease is no longer renewed, and its place is free for a claim. */
+  private void done(Job job) {
+    inFlight.remove(job);
+    settled.release();
+  }
 
   /** A handler thread: takes claimed jobs until told to stop. */
   private void run() {
@@ -210,9 +272,11 @@ public final class Worker implements AutoCloseable {
   }
 
   private void handle(Job job) {
+    boolean handedOver = false;
+    handling.incrementAndGet();
     try {
       handler.handle(job);
-      settle(job);
+      handedOver = settle(job);
     } catch (CancellationException e) {
       if (job.isCancelled()) {
         release(job); // the worker cancelled it (shutdown, lost lease): not the handler's failure
@@ -222,8 +286,10 @@ public final class Worker implements AutoCloseable {
     } catch (Throwable t) {
       fail(job, t);
     } finally {
-      inFlight.remove(job);
-      settled.release();
+      handling.decrementAndGet();
+      if (!handedOver) {
+        done(job);
+      }
       if (running) {
         // A handler may leave its interrupt flag set; that is not a stop, and the next idle wait
         // would take it for one. close() clears running before it interrupts, so its interrupt
@@ -233,13 +299,25 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  private void settle(Job job) {
+  /**
+   * Records what the handler asked for once it returned: its answer if it completed the job itself,
+   * a reschedule, or else an acknowledgement (with the work it left) handed to the batched
+   * completion. Returns whether the job was handed over.
+   */
+  private boolean settle(Job job) {
     QueueResult r = job.result();
-    if (r == null) {
-      Instant at = job.requestedRetry();
-      r = at != null ? queue.reschedule(job.lease(), at) : queue.ack(job.lease());
+    if (r != null) {
+      count(r);
+      return false;
     }
-    count(r);
+    Instant at = job.requestedRetry();
+    if (at != null && job.later() == null) {
+      count(queue.reschedule(job.lease(), at));
+      return false;
+    }
+    job.handOver();
+    finishing.add(new Slot(job));
+    return true;
   }
 
   private void fail(Job job, Throwable t) {
@@ -304,7 +382,7 @@ public final class Worker implements AutoCloseable {
 
   private void renewAll() {
     for (Job job : inFlight) {
-      if (job.isCompleting()) {
+      if (job.isCompleting() || job.isHandedOver()) {
         // Its completion holds the message (SQLite: the write lock; PostgreSQL: the row lock)
         // until it commits or rolls back; a renewal would wait for it, and every other job's
         // renewal behind it.
@@ -365,10 +443,16 @@ public final class Worker implements AutoCloseable {
       releaseUnstarted();
       pollers.shutdown();
       if (!pollers.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        inFlight.forEach(job -> job.cancel("worker shutting down"));
-        inFlight.forEach(this::release);
+        List<Job> handling = inFlight.stream().filter(j -> !j.isHandedOver()).toList();
+        handling.forEach(job -> job.cancel("worker shutting down"));
+        handling.forEach(this::release);
         pollers.shutdownNow();
         pollers.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      }
+      finishing.add(STOP); // after every handler: the last acknowledgements are committed first
+      completer.shutdown();
+      if (!completer.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        completer.shutdownNow(); // the store does not answer: the leases run out, then redelivery
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

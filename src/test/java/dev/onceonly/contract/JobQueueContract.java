@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.Outcome;
+import dev.onceonly.queue.Completion;
 import dev.onceonly.queue.DeadLetter;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.JobQueue;
@@ -784,6 +785,60 @@ public class JobQueueContract extends QueueContractSupport {
     reopen();
     assertThat(effects()).isZero();
     assertThat(once.queue().ack(current)).isInstanceOf(QueueResult.Completed.class);
+  }
+
+  /**
+   * One transaction for many completions, each under its own savepoint: the one whose lease was
+   * lost changes nothing, the one whose work throws is rolled back alone (its effect and its
+   * acknowledgement both), and the others commit their work with their acknowledgement.
+   */
+  @Test
+  void completeAllCommitsEachCompletionOrNoneOfItAndTheOthersStill() throws Exception {
+    JobQueue q = once.queue();
+    for (String key : List.of("a", "lost", "throws", "b", "ack-only")) {
+      q.send(Q, key, Map.of("k", key));
+    }
+    Lease stalled = null;
+    for (Delivery d : q.receive(Q, 5, LEASE)) {
+      if (d.key().equals("lost")) {
+        stalled = d.lease();
+      }
+    }
+    clock.advance(LEASE); // every lease runs out; "lost" is claimed again by someone else
+    Map<String, Lease> held = new java.util.HashMap<>();
+    for (Delivery d : q.receive(Q, 5, LEASE)) {
+      held.put(d.key(), d.lease());
+    }
+    IllegalStateException boom = new IllegalStateException("boom");
+    List<QueueResult> results =
+        q.completeAll(
+            List.of(
+                new Completion(held.get("a"), tx -> insertEffect(tx, "a", "batch")),
+                new Completion(stalled, tx -> insertEffect(tx, "lost", "batch")),
+                new Completion(
+                    held.get("throws"),
+                    tx -> {
+                      insertEffect(tx, "throws", "batch");
+                      throw boom;
+                    }),
+                new Completion(held.get("b"), tx -> insertEffect(tx, "b", "batch")),
+                Completion.ack(held.get("ack-only"))));
+
+    assertThat(results)
+        .containsExactly(
+            new QueueResult.Completed("a"),
+            new QueueResult.LeaseLost("lost", stalled.fence()),
+            new QueueResult.WorkFailed("throws", boom),
+            new QueueResult.Completed("b"),
+            new QueueResult.Completed("ack-only"));
+    reopen();
+    assertThat(db.strings("SELECT message_key FROM effects ORDER BY message_key"))
+        .containsExactly("a", "b");
+    assertThat(db.strings("SELECT message_key FROM onceonly_messages ORDER BY message_key"))
+        .as("the lost one's new holder and the failed one's, still leased")
+        .containsExactly("lost", "throws");
+    assertThat(once.queue().ack(held.get("throws"))).isInstanceOf(QueueResult.Completed.class);
+    assertThat(once.queue().ack(held.get("lost"))).isInstanceOf(QueueResult.Completed.class);
   }
 
   /** A receipts step joined to the completion's transaction: effect, receipt and ack at once. */

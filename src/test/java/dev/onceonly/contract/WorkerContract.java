@@ -552,6 +552,64 @@ public class WorkerContract extends QueueContractSupport {
     }
   }
 
+  /**
+   * {@code completeLater}: the handler threads hand their effects over and go on; the worker
+   * commits them with the acknowledgements in shared transactions. Each effect once, on close
+   * nothing handed over is left uncommitted.
+   */
+  @Test
+  void completeLaterCommitsEveryEffectOnceWithItsAcknowledgement() {
+    sendAll(Q, "m-", 500);
+    Worker worker =
+        Worker.builder(
+                once.queue(),
+                Q,
+                job ->
+                    job.completeLater(tx -> recordEffect(once, tx, job.delivery().key(), "later")))
+            .threads(4)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "queue drained", () -> once.queue().depth(Q) == 0);
+    } finally {
+      worker.close();
+    }
+    assertThat(worker.completed()).isEqualTo(500);
+
+    reopen();
+    assertThat(effects()).isEqualTo(500);
+    assertThat(duplicatedEffects()).isZero();
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_receipts")).isEqualTo(500);
+    assertThat(messages(Q)).isZero();
+  }
+
+  /** A work handed to {@code completeLater} that throws is retried, then dead-lettered. */
+  @Test
+  void aThrowingCompleteLaterWorkIsRetriedThenDeadLetteredWithNothingCommitted() {
+    once.queue().send(Q, "bad", Map.of("n", 1));
+    AtomicInteger calls = new AtomicInteger();
+    Handler handler =
+        job -> {
+          calls.incrementAndGet();
+          job.completeLater(
+              tx -> {
+                insertEffect(tx, job.delivery().key(), "later");
+                throw new IllegalStateException("work failed " + job.delivery().attempt());
+              });
+        };
+    runUntilDeadLettered(
+        once.queue(RetryPolicy.builder().maxAttempts(3).baseDelay(Duration.ZERO).build()), handler);
+
+    reopen();
+    assertThat(calls).hasValue(3);
+    assertThat(effects()).as("no effect of a rolled-back work").isZero();
+    assertThat(messages(Q)).isZero();
+    List<DeadLetter> dead = once.queue().deadLetters(Q, 10);
+    assertThat(dead).singleElement().satisfies(d -> assertThat(d.attempts()).isEqualTo(3));
+    assertThat(dead.get(0).lastError()).isEqualTo("java.lang.IllegalStateException: work failed 3");
+  }
+
   /** Counts the messages of {@code queue} claimed at least once and not settled. */
   long claimed(String queue) {
     return db.count(

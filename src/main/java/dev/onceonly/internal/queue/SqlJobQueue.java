@@ -12,6 +12,7 @@ import dev.onceonly.internal.jcs.Fingerprints;
 import dev.onceonly.internal.receipts.SqlIntentStore;
 import dev.onceonly.internal.receipts.SqlRejectionStore;
 import dev.onceonly.internal.receipts.StoreContext;
+import dev.onceonly.queue.Completion;
 import dev.onceonly.queue.DeadLetter;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.JobQueue;
@@ -373,6 +374,49 @@ public final class SqlJobQueue implements JobQueue {
       throw new WorkFailed(e);
     }
     return acked;
+  }
+
+  @Override
+  public List<QueueResult> completeAll(List<Completion> completions) {
+    List<Completion> copy = List.copyOf(completions);
+    return core.database()
+        .write(
+            c -> {
+              List<QueueResult> out = new ArrayList<>(copy.size());
+              for (Completion each : copy) {
+                out.add(completeUnderSavepoint(c, each));
+              }
+              return out;
+            });
+  }
+
+  /**
+   * Runs one completion of a batch under a savepoint: what it did is rolled back alone if its work
+   * throws, and the others still commit. A failure of the connection itself (a savepoint that
+   * cannot be set or rolled back to) fails the whole batch.
+   */
+  private QueueResult completeUnderSavepoint(Connection c, Completion completion)
+      throws SQLException {
+    execute(c, "SAVEPOINT onceonly_completion");
+    try {
+      QueueResult r =
+          completion.work() == null
+              ? ackIn(c, completion.lease())
+              : completeIn(c, completion.lease(), completion.work());
+      execute(c, "RELEASE SAVEPOINT onceonly_completion");
+      return r;
+    } catch (RuntimeException e) { // the work's own failure, wrapped or unchecked
+      execute(c, "ROLLBACK TO SAVEPOINT onceonly_completion");
+      execute(c, "RELEASE SAVEPOINT onceonly_completion");
+      Exception cause = e instanceof WorkFailed w ? (Exception) w.getCause() : e;
+      return new QueueResult.WorkFailed(completion.lease().key(), cause);
+    }
+  }
+
+  private static void execute(Connection c, String sql) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.execute();
+    }
   }
 
   @Override
