@@ -28,8 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>One claiming thread takes due messages under a lease, several in one transaction when there is
  * a backlog (up to the handler threads plus {@link Builder#prefetch}), and hands them to the
- * handler threads; each runs the handler, then acknowledges its job. A lone message on an idle
- * queue is claimed and handled at once. A handler exception becomes a retry with backoff ({@link
+ * handler threads; each runs the handler and hands the job's acknowledgement (with the work of
+ * {@link Job#completeLater}, if any) to one completing thread, which commits all that are waiting
+ * in one transaction ({@link JobQueue#completeAll}). A lone message on an idle queue is claimed,
+ * handled and acknowledged at once. A handler exception becomes a retry with backoff ({@link
  * JobQueue#nack}), or a dead letter at once for input no retry can fix ({@link
  * InvalidRequestException}, {@link CanonicalizationException}, {@link ConflictException}). While a
  * job is held (waiting for a thread or being handled) its lease is renewed every third of the lease
