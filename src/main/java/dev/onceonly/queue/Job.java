@@ -133,7 +133,9 @@ public final class Job {
    * all. What it does not give is the answer: a lost lease or a work that throws is seen by the
    * worker, after the handler returned (a throwing work is retried or dead-lettered like a failed
    * handler). If the handler throws after calling this, the work is dropped and the failure handled
-   * as usual. Use {@link #completeWith} when the handler needs the result before it returns.
+   * as usual. The work runs later on the worker's completing thread, inside the batch's
+   * transaction: it must use only the connection it is given, not the handler thread's state. Use
+   * {@link #completeWith} when the handler needs the result before it returns.
    *
    * @param work the work; it receives the transaction's connection
    * @throws IllegalStateException if the job was already completed or given work to complete with
