@@ -147,8 +147,8 @@ public final class WorkerBenchMain {
     StringBuilder table = new StringBuilder();
     table.append(
         "| case | system | jobs/s (mean) | run 1 | run 2 | OnceOnly / this | counted = checked"
-            + " | measured s | first job after | load avg (run 1; run 2) |\n");
-    table.append("|---|---|---:|---:|---:|---:|---|---:|---:|---|\n");
+            + " | measured s | checked of sent | first job after | load avg (run 1; run 2) |\n");
+    table.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n");
     StringBuilder latency = new StringBuilder();
     latency.append(
         "| case | system | p50 ms | p99 ms | p50 run 1; run 2 | p99 run 1; run 2 | load avg |\n");
@@ -222,7 +222,7 @@ public final class WorkerBenchMain {
         table.append(
             String.format(
                 Locale.ROOT,
-                "| %s | %s | %,.0f | %,.0f | %s | %.2fx | %s | %s | %s | %s |%n",
+                "| %s | %s | %,.0f | %,.0f | %s | %.2fx | %s | %s | %s | %s | %s |%n",
                 c.title(),
                 e.getKey().name(),
                 mean,
@@ -231,6 +231,7 @@ public final class WorkerBenchMain {
                 ours / mean,
                 rs.stream().allMatch(Run::ok) ? "yes" : "**NO**",
                 join(rs, r -> String.format(Locale.ROOT, "%.1f", r.seconds())),
+                join(rs, r -> String.format(Locale.ROOT, "%,d of %,d", r.expected(), r.sent())),
                 join(rs, r -> r.firstMillis() < 0 ? "-" : r.firstMillis() + " ms"),
                 join(rs, Run::load)));
       }
