@@ -68,11 +68,6 @@ final class OnceOnlyTargets {
     public long queued() {
       return queue.depth(QUEUE);
     }
-
-    @Override
-    public void close() throws Exception {
-      stop();
-    }
   }
 
   /**
@@ -320,11 +315,6 @@ final class OnceOnlyTargets {
         rs.next();
         return rs.getLong(1);
       }
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      stop();
     }
   }
 }

@@ -159,11 +159,6 @@ final class PeerTargets {
     public long queued() throws SQLException {
       return store.count("SELECT COUNT(*) FROM scheduled_tasks");
     }
-
-    @Override
-    public void close() {
-      stop();
-    }
   }
 
   /**

@@ -50,7 +50,7 @@ final class WorkerBenchStore implements AutoCloseable {
   final Kind kind;
   private final Path file;
   private final String database;
-  private final List<AutoCloseable> opened = new ArrayList<>();
+  private final List<Runnable> closers = new ArrayList<>();
 
   private WorkerBenchStore(Kind kind, Path file, String database) {
     this.kind = kind;
@@ -93,7 +93,7 @@ final class WorkerBenchStore implements AutoCloseable {
     } else {
       pool = EmbeddedPg.pool(database, size);
     }
-    opened.add(pool);
+    closers.add(pool::close);
     return pool;
   }
 
@@ -103,7 +103,7 @@ final class WorkerBenchStore implements AutoCloseable {
         kind.sqlite()
             ? BenchDb.open(file, kind.synchronous())
             : OnceOnly.builder().dataSource(pool(size)).build();
-    opened.add(0, once);
+    closers.add(0, once::close);
     return once;
   }
 
@@ -136,9 +136,9 @@ final class WorkerBenchStore implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
-    for (AutoCloseable c : opened) {
-      c.close();
+  public void close() throws SQLException {
+    for (Runnable c : closers) {
+      c.run();
     }
     if (file != null) {
       BenchDb.delete(file);

@@ -34,6 +34,19 @@ interface WorkerBenchTarget extends AutoCloseable {
   /** Counts the jobs still waiting (or in flight) in the system's own tables. */
   long queued() throws Exception;
 
+  /** Stops the workers if they run, and lets go of the system. */
+  @Override
+  default void close() {
+    try {
+      stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while stopping the workers", e);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot stop the workers", e);
+    }
+  }
+
   /** What the workers report, counted by the harness. */
   final class Sink {
     final LongAdder done = new LongAdder();
