@@ -1,0 +1,320 @@
+package dev.onceonly.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceonly.OnceOnly;
+import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.JobQueue;
+import dev.onceonly.queue.Message;
+import dev.onceonly.queue.QueueResult;
+import dev.onceonly.queue.Worker;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+
+/**
+ * The OnceOnly sides of {@link WorkerBenchMain}, through the public API only: the {@link Worker},
+ * the batched loop a user could write on {@link JobQueue#receive}, and, as the floor on PostgreSQL,
+ * a raw JDBC {@code FOR UPDATE SKIP LOCKED} loop doing the same batched work.
+ */
+final class OnceOnlyTargets {
+  static final String QUEUE = "jobs";
+  static final int BATCH = 100;
+  static final Duration LEASE = Duration.ofSeconds(60);
+
+  private OnceOnlyTargets() {}
+
+  static Object payload(String key) {
+    return Map.of("key", key);
+  }
+
+  /** Sends and prefills through {@link JobQueue}; the workers are up to the subclass. */
+  abstract static class QueueTarget implements WorkerBenchTarget {
+    final OnceOnly once;
+    final JobQueue queue;
+    final int workers;
+
+    QueueTarget(WorkerBenchStore store, int workers) {
+      this.once = store.onceOnly(workers + 8);
+      this.queue = once.queue();
+      this.workers = workers;
+    }
+
+    @Override
+    public void prefill(int n) {
+      List<Message> chunk = new ArrayList<>(1000);
+      for (int i = 0; i < n; i++) {
+        chunk.add(Message.of(QUEUE, "j" + i, payload("j" + i)));
+        if (chunk.size() == 1000 || i == n - 1) {
+          queue.sendAll(chunk);
+          chunk.clear();
+        }
+      }
+    }
+
+    @Override
+    public void send(String key) {
+      queue.send(QUEUE, key, payload(key));
+    }
+
+    @Override
+    public long queued() {
+      return queue.depth(QUEUE);
+    }
+  }
+
+  /**
+   * The {@link Worker} with {@code threads(W)} and every other setting at its default; each job
+   * writes its row inside {@code job.completeWith}, so the row and the acknowledgement commit
+   * together.
+   */
+  static final class WorkerTarget extends QueueTarget {
+    private Worker worker;
+
+    WorkerTarget(WorkerBenchStore store, int workers) {
+      super(store, workers);
+    }
+
+    @Override
+    public void start(Sink sink) {
+      worker =
+          Worker.builder(
+                  queue,
+                  QUEUE,
+                  job -> {
+                    String key = job.delivery().key();
+                    sink.started(key);
+                    try {
+                      QueueResult r =
+                          job.completeWith(
+                              c -> {
+                                WorkerBenchStore.insertDone(c, key);
+                                return null;
+                              });
+                      if (r instanceof QueueResult.Completed) {
+                        sink.done();
+                      } else {
+                        sink.failed(new IllegalStateException(key + ": " + r));
+                      }
+                    } catch (SQLException | RuntimeException e) {
+                      sink.failed(e);
+                      throw e;
+                    }
+                  })
+              .threads(workers)
+              .build()
+              .start();
+    }
+
+    @Override
+    public void stop() {
+      if (worker != null) {
+        worker.close();
+        worker = null;
+      }
+    }
+  }
+
+  /**
+   * A loop on the public API: receive up to 100, write their rows and acknowledge them all in one
+   * transaction ({@link OnceOnly#inTransaction} with {@link JobQueue#ack(Connection,
+   * dev.onceonly.queue.Lease)}).
+   */
+  static final class BatchedTarget extends QueueTarget {
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean running;
+
+    BatchedTarget(WorkerBenchStore store, int workers) {
+      super(store, workers);
+    }
+
+    @Override
+    public void start(Sink sink) {
+      running = true;
+      for (int i = 0; i < workers; i++) {
+        Thread t = new Thread(() -> loop(sink), "bench-batched-" + i);
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+      }
+    }
+
+    private void loop(Sink sink) {
+      while (running) {
+        try {
+          List<Delivery> batch = queue.receive(QUEUE, BATCH, LEASE);
+          if (batch.isEmpty()) {
+            LockSupport.parkNanos(1_000_000);
+            continue;
+          }
+          int acked =
+              once.inTransaction(
+                  tx -> {
+                    int n = 0;
+                    try (PreparedStatement ps =
+                        tx.prepareStatement("INSERT INTO done (job_key) VALUES (?)")) {
+                      for (Delivery d : batch) {
+                        ps.setString(1, d.key());
+                        ps.addBatch();
+                      }
+                      ps.executeBatch();
+                    }
+                    for (Delivery d : batch) {
+                      if (queue.ack(tx, d.lease()) instanceof QueueResult.Completed) {
+                        n++;
+                      }
+                    }
+                    return n;
+                  });
+          for (int i = 0; i < acked; i++) {
+            sink.done();
+          }
+          if (acked != batch.size()) {
+            sink.failed(new IllegalStateException((batch.size() - acked) + " acks lost"));
+          }
+        } catch (SQLException | RuntimeException e) {
+          sink.failed(e);
+        }
+      }
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+      running = false;
+      for (Thread t : threads) {
+        t.join();
+      }
+      threads.clear();
+    }
+  }
+
+  /**
+   * Raw JDBC on PostgreSQL, the floor for the batched loop: a table of its own, and per
+   * transaction: claim up to 100 with {@code FOR UPDATE SKIP LOCKED}, read their JSON payloads,
+   * insert their rows, delete them, commit.
+   */
+  static final class RawSkipLockedTarget implements WorkerBenchTarget {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private final DataSource pool;
+    private final int workers;
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean running;
+
+    RawSkipLockedTarget(WorkerBenchStore store, int workers) throws SQLException {
+      if (store.kind.sqlite()) {
+        throw new IllegalArgumentException("the raw SKIP LOCKED loop needs PostgreSQL");
+      }
+      this.pool = store.pool(workers + 4);
+      this.workers = workers;
+      try (Connection c = pool.getConnection()) {
+        BenchDb.exec(
+            c,
+            "CREATE TABLE raw_jobs (id BIGSERIAL PRIMARY KEY, job_key TEXT NOT NULL UNIQUE,"
+                + " payload JSONB NOT NULL, deliver_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+            "CREATE INDEX raw_jobs_due ON raw_jobs (deliver_at, id)");
+      }
+    }
+
+    @Override
+    public void prefill(int n) throws Exception {
+      try (Connection c = pool.getConnection();
+          PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO raw_jobs (job_key, payload) VALUES (?, CAST(? AS JSONB))")) {
+        c.setAutoCommit(false);
+        for (int i = 0; i < n; i++) {
+          ps.setString(1, "j" + i);
+          ps.setString(2, MAPPER.writeValueAsString(payload("j" + i)));
+          ps.addBatch();
+          if (i % 1000 == 999 || i == n - 1) {
+            ps.executeBatch();
+            c.commit();
+          }
+        }
+        c.setAutoCommit(true);
+      }
+    }
+
+    @Override
+    public void send(String key) {
+      throw new UnsupportedOperationException("the raw loop is a drain baseline only");
+    }
+
+    @Override
+    public void start(Sink sink) {
+      running = true;
+      for (int i = 0; i < workers; i++) {
+        Thread t = new Thread(() -> loop(sink), "bench-raw-" + i);
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+      }
+    }
+
+    private void loop(Sink sink) {
+      try (Connection c = pool.getConnection();
+          PreparedStatement claim =
+              c.prepareStatement(
+                  "SELECT id, job_key, payload FROM raw_jobs WHERE deliver_at <= now()"
+                      + " ORDER BY deliver_at, id LIMIT "
+                      + BATCH
+                      + " FOR UPDATE SKIP LOCKED");
+          PreparedStatement insert = c.prepareStatement("INSERT INTO done (job_key) VALUES (?)");
+          PreparedStatement delete =
+              c.prepareStatement("DELETE FROM raw_jobs WHERE id = ANY (?)")) {
+        c.setAutoCommit(false);
+        while (running) {
+          List<Long> ids = new ArrayList<>(BATCH);
+          try (ResultSet rs = claim.executeQuery()) {
+            while (rs.next()) {
+              ids.add(rs.getLong(1));
+              insert.setString(1, rs.getString(2));
+              insert.addBatch();
+              MAPPER.readTree(rs.getString(3));
+            }
+          }
+          if (ids.isEmpty()) {
+            c.commit();
+            LockSupport.parkNanos(1_000_000);
+            continue;
+          }
+          insert.executeBatch();
+          delete.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+          delete.executeUpdate();
+          c.commit();
+          for (int i = 0; i < ids.size(); i++) {
+            sink.done();
+          }
+        }
+      } catch (Exception e) {
+        sink.failed(e);
+      }
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+      running = false;
+      for (Thread t : threads) {
+        t.join();
+      }
+      threads.clear();
+    }
+
+    @Override
+    public long queued() throws SQLException {
+      try (Connection c = pool.getConnection();
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM raw_jobs")) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+}

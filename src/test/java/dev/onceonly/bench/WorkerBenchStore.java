@@ -1,0 +1,151 @@
+package dev.onceonly.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.onceonly.OnceOnly;
+import dev.onceonly.testing.EmbeddedPg;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+
+/**
+ * One fresh database for one measured run of {@link WorkerBenchMain}: a new SQLite file or a new
+ * database on the embedded PostgreSQL, with the business table {@code done(job_key TEXT PRIMARY
+ * KEY)} every system writes one row into per job.
+ *
+ * <p>Every system gets the same SQLite settings (WAL, the same {@code synchronous}, a 60 s {@code
+ * busy_timeout}): OnceOnly through its builder, the peers through a HikariCP pool over a {@link
+ * SQLiteDataSource} configured with the same pragmas.
+ */
+final class WorkerBenchStore implements AutoCloseable {
+  /** The databases a case runs on. */
+  enum Kind {
+    SQLITE_FULL("SQLite FULL"),
+    SQLITE_NORMAL("SQLite NORMAL"),
+    POSTGRES("PostgreSQL");
+
+    final String title;
+
+    Kind(String title) {
+      this.title = title;
+    }
+
+    boolean sqlite() {
+      return this != POSTGRES;
+    }
+
+    String synchronous() {
+      return this == SQLITE_NORMAL ? "NORMAL" : "FULL";
+    }
+  }
+
+  final Kind kind;
+  private final Path file;
+  private final String database;
+  private final List<Runnable> closers = new ArrayList<>();
+
+  private WorkerBenchStore(Kind kind, Path file, String database) {
+    this.kind = kind;
+    this.file = file;
+    this.database = database;
+  }
+
+  static WorkerBenchStore create(Kind kind) throws SQLException {
+    WorkerBenchStore store =
+        kind.sqlite()
+            ? new WorkerBenchStore(kind, BenchDb.newFile(), null)
+            : new WorkerBenchStore(kind, null, EmbeddedPg.newDatabase("worker"));
+    try (Connection c = store.connect()) {
+      BenchDb.exec(c, "CREATE TABLE done (job_key TEXT PRIMARY KEY)");
+    }
+    return store;
+  }
+
+  /** A plain connection in auto-commit, for setup and counting. */
+  Connection connect() throws SQLException {
+    return kind.sqlite() ? BenchDb.raw(file, kind.synchronous()) : EmbeddedPg.connect(database);
+  }
+
+  /** A pool of {@code size} connections, closed with this store. */
+  HikariDataSource pool(int size) {
+    HikariDataSource pool;
+    if (kind.sqlite()) {
+      SQLiteConfig config = new SQLiteConfig();
+      config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+      config.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(kind.synchronous()));
+      config.setBusyTimeout(60_000);
+      SQLiteDataSource sqlite = new SQLiteDataSource(config);
+      sqlite.setUrl("jdbc:sqlite:" + file.toAbsolutePath());
+      HikariConfig hikari = new HikariConfig();
+      hikari.setDataSource(sqlite);
+      hikari.setMaximumPoolSize(size);
+      hikari.setMinimumIdle(0);
+      hikari.setPoolName("bench-sqlite");
+      pool = new HikariDataSource(hikari);
+    } else {
+      pool = EmbeddedPg.pool(database, size);
+    }
+    closers.add(pool::close);
+    return pool;
+  }
+
+  /** OnceOnly on this database (PostgreSQL through a pool of {@code size}), closed with it. */
+  OnceOnly onceOnly(int size) {
+    OnceOnly once =
+        kind.sqlite()
+            ? BenchDb.open(file, kind.synchronous())
+            : OnceOnly.builder().dataSource(pool(size)).build();
+    closers.add(0, once::close);
+    return once;
+  }
+
+  long count(String sql) throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  long doneRows() throws SQLException {
+    return count("SELECT COUNT(*) FROM done");
+  }
+
+  /** The one unit of business work: one row in {@code done}, on the caller's connection. */
+  static void insertDone(Connection c, String key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO done (job_key) VALUES (?)")) {
+      ps.setString(1, key);
+      ps.executeUpdate();
+    }
+  }
+
+  /** The same work in a transaction of its own, for the peers that hand out no connection. */
+  static void insertDone(DataSource ds, String key) throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      insertDone(c, key);
+    }
+  }
+
+  @Override
+  public void close() throws SQLException {
+    for (Runnable c : closers) {
+      c.run();
+    }
+    if (file != null) {
+      BenchDb.delete(file);
+    } else {
+      try (Connection c = EmbeddedPg.connect("postgres")) {
+        BenchDb.exec(c, "DROP DATABASE IF EXISTS " + database);
+      }
+    }
+  }
+}
