@@ -3,6 +3,7 @@ package dev.onceonly.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.QueueResult;
@@ -84,33 +85,74 @@ final class OnceOnlyTargets {
 
     @Override
     public void start(Sink sink) {
+      worker = worker(queue, workers, handler(sink));
+    }
+
+    private Handler handler(Sink sink) {
+      return job -> {
+        String key = job.delivery().key();
+        sink.started(key);
+        try {
+          QueueResult r =
+              job.completeWith(
+                  c -> {
+                    WorkerBenchStore.insertDone(c, key);
+                    return null;
+                  });
+          if (r instanceof QueueResult.Completed) {
+            sink.done();
+          } else {
+            sink.failed(new IllegalStateException(key + ": " + r));
+          }
+        } catch (SQLException | RuntimeException e) {
+          sink.failed(e);
+          throw e;
+        }
+      };
+    }
+
+    static Worker worker(JobQueue queue, int workers, Handler handler) {
+      return Worker.builder(queue, QUEUE, handler).threads(workers).build().start();
+    }
+
+    @Override
+    public void stop() {
+      if (worker != null) {
+        worker.close();
+        worker = null;
+      }
+    }
+  }
+
+  /**
+   * The {@link Worker} as {@link WorkerTarget}, each job handing its row to {@code
+   * job.completeLater}: the worker commits the rows with the acknowledgements of many jobs in one
+   * transaction while the handler threads go on. A job counts as done when its handler returns; the
+   * rows are checked after the worker closed, when every handed-over job has committed.
+   */
+  static final class WorkerLaterTarget extends QueueTarget {
+    private Worker worker;
+
+    WorkerLaterTarget(WorkerBenchStore store, int workers) {
+      super(store, workers);
+    }
+
+    @Override
+    public void start(Sink sink) {
       worker =
-          Worker.builder(
-                  queue,
-                  QUEUE,
-                  job -> {
-                    String key = job.delivery().key();
-                    sink.started(key);
-                    try {
-                      QueueResult r =
-                          job.completeWith(
-                              c -> {
-                                WorkerBenchStore.insertDone(c, key);
-                                return null;
-                              });
-                      if (r instanceof QueueResult.Completed) {
-                        sink.done();
-                      } else {
-                        sink.failed(new IllegalStateException(key + ": " + r));
-                      }
-                    } catch (SQLException | RuntimeException e) {
-                      sink.failed(e);
-                      throw e;
-                    }
-                  })
-              .threads(workers)
-              .build()
-              .start();
+          WorkerTarget.worker(
+              queue,
+              workers,
+              job -> {
+                String key = job.delivery().key();
+                sink.started(key);
+                job.completeLater(
+                    c -> {
+                      WorkerBenchStore.insertDone(c, key);
+                      return null;
+                    });
+                sink.done();
+              });
     }
 
     @Override

@@ -118,6 +118,8 @@ public final class WorkerBenchMain {
   }
 
   static final Sut ONCEONLY = new Sut("OnceOnly Worker", OnceOnlyTargets.WorkerTarget::new);
+  static final Sut ONCEONLY_LATER =
+      new Sut("OnceOnly Worker (completeLater)", OnceOnlyTargets.WorkerLaterTarget::new);
   static final Sut DB_SCHEDULER = new Sut("db-scheduler", PeerTargets.DbSchedulerTarget::new);
   static final Sut JOBRUNR = new Sut("JobRunr", PeerTargets.JobRunrTarget::new);
   static final Sut BATCHED =
@@ -126,9 +128,9 @@ public final class WorkerBenchMain {
       new Sut("raw JDBC SKIP LOCKED (100)", OnceOnlyTargets.RawSkipLockedTarget::new);
 
   static List<Case> cases() {
-    List<Sut> peers = List.of(ONCEONLY, DB_SCHEDULER, JOBRUNR);
-    List<Sut> sqliteDrain = List.of(ONCEONLY, DB_SCHEDULER, JOBRUNR, BATCHED);
-    List<Sut> pgDrain = List.of(ONCEONLY, DB_SCHEDULER, JOBRUNR, BATCHED, RAW);
+    List<Sut> peers = List.of(ONCEONLY, ONCEONLY_LATER, DB_SCHEDULER, JOBRUNR);
+    List<Sut> sqliteDrain = List.of(ONCEONLY, ONCEONLY_LATER, DB_SCHEDULER, JOBRUNR, BATCHED);
+    List<Sut> pgDrain = List.of(ONCEONLY, ONCEONLY_LATER, DB_SCHEDULER, JOBRUNR, BATCHED, RAW);
     return List.of(
         new Case(Kind.SQLITE_FULL, Shape.DRAIN, 0, 4, sqliteDrain),
         new Case(Kind.SQLITE_FULL, Shape.SEND, 4, 0, peers),
