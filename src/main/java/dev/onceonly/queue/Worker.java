@@ -243,10 +243,11 @@ public final class Worker implements AutoCloseable {
 
   private void renewAll() {
     for (Job job : inFlight) {
-      if (job.isCompleting()) {
+      if (job.isCompleting() || job.result() != null) {
         // Its completion holds the message (SQLite: the write lock; PostgreSQL: the row lock)
-        // until it commits or rolls back; a renewal would wait for it, and every other job's
-        // renewal behind it.
+        // until it commits or rolls back, inside a caller's transaction until that one ends; a
+        // renewal would wait for it, and every other job's renewal behind it. A job already
+        // completed has no lease left to renew.
         continue;
       }
       try {
