@@ -183,7 +183,17 @@ public final class Worker implements AutoCloseable {
 
   private void fail(Job job, Throwable t) {
     if (job.result() != null) {
-      count(job.result()); // completed before throwing: the acknowledgement stands
+      // Completed before throwing: the acknowledgement stands, unless it joined a caller's
+      // transaction (a @Transactional handler) that this exception rolled back; then the message
+      // is delivered again once its lease runs out. Either way, say so.
+      count(job.result());
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the handler of "
+              + job.delivery().key()
+              + " threw after completing it; if its completion joined a transaction that rolled"
+              + " back, the message is delivered again after its lease",
+          t);
       return;
     }
     String error = t.getClass().getName() + ": " + t.getMessage();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Message;
+import dev.onceonly.queue.Worker;
 import dev.onceonly.spring.app.WarehouseApplication;
 import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.Eventually;
@@ -68,7 +69,8 @@ class PostgresWorkerBeansTest {
     }
     try (ConfigurableApplicationContext context = start()) {
       assertThat(context.getBean(OnceOnlyWorkers.class).workers())
-          .containsOnlyKeys("dev.onceonly.spring.app.ShippingHandler");
+          .containsOnlyKeys(
+              "dev.onceonly.spring.app.ShippingHandler", "dev.onceonly.spring.app.LabelHandler");
       Eventually.await(
           Duration.ofSeconds(20), "20 shipments", () -> count("message_key LIKE 'early-%'") == 20);
       Eventually.await(Duration.ofSeconds(20), "queue drained", () -> queued("early-%") == 0);
@@ -124,6 +126,26 @@ class PostgresWorkerBeansTest {
 
     assertThat(count("message_key = 'drain-1'")).isEqualTo(1);
     assertThat(queued("drain-1")).isZero();
+  }
+
+  @Test
+  void aHandlerThrowingAfterCompleteWithRollsTheAcknowledgementBackWithItsWrites() {
+    try (ConfigurableApplicationContext context = start()) {
+      context
+          .getBean(OnceOnly.class)
+          .queue()
+          .send(Message.of("labels", "label-1", Map.of("item", "label")));
+      Worker labels =
+          context
+              .getBean(OnceOnlyWorkers.class)
+              .workers()
+              .get("dev.onceonly.spring.app.LabelHandler");
+      // counted after the handler's transaction ended (it threw out of Spring's proxy)
+      Eventually.await(Duration.ofSeconds(20), "the handler ran", () -> labels.completed() == 1);
+      assertThat(count("message_key = 'label-1'")).isZero(); // the label rolled back
+      assertThat(queued("label-1")).isEqualTo(1); // and the acknowledgement with it
+      assertThat(leased("label-1")).isEqualTo(1); // delivered again when its lease runs out
+    }
   }
 
   /** Whether a worker's close is waiting for its handlers (in its shutdown timeout). */

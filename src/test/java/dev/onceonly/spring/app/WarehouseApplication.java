@@ -5,10 +5,10 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Import;
 
-/** The shop's warehouse: a worker bean on the {@code shipping} queue. */
+/** The shop's warehouse: worker beans on the {@code shipping} and {@code labels} queues. */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import(ShippingHandler.class)
+@Import({ShippingHandler.class, LabelHandler.class})
 public class WarehouseApplication {
   /** The warehouse's own table. */
   public static final String SCHEMA =
