@@ -71,6 +71,18 @@ class SpringDocsTest {
   }
 
   @Test
+  void theReadmeShowsTheSameService() throws IOException {
+    assertThat(Files.readString(Path.of("README.md"), StandardCharsets.UTF_8))
+        .contains(
+            "```java\n"
+                + region(
+                    "OrderService.java",
+                    "// ---- docs/spring.md, a @Transactional service ----\n",
+                    "  // ---- end of the docs/spring.md example ----")
+                + "\n```");
+  }
+
+  @Test
   void theDocumentedPropertiesBind() throws IOException {
     String docs = docs();
     ApplicationContextRunner runner =
