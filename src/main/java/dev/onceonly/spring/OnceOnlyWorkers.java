@@ -81,7 +81,8 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
           .lease(duration(spec.lease(), properties.workers().lease()))
           .shutdownTimeout(duration(spec.shutdownTimeout(), properties.workers().shutdownTimeout()))
           .build();
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | NullPointerException e) {
+      // DurationStyle's refusal of a bad duration is an IllegalArgumentException too
       throw new IllegalStateException(
           "@OnceOnlyHandler on bean '" + name + "': " + e.getMessage(), e);
     }
