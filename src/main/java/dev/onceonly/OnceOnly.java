@@ -8,7 +8,7 @@ import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.DatabaseClock;
 import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.internal.db.SingleConnectionDatabase;
-import dev.onceonly.internal.db.SqliteUrls;
+import dev.onceonly.internal.db.SqliteFiles;
 import dev.onceonly.internal.external.SqlExternalEffects;
 import dev.onceonly.internal.maintenance.SqlMaintenance;
 import dev.onceonly.internal.queue.QueueSignals;
@@ -33,6 +33,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -751,11 +752,12 @@ public final class OnceOnly implements AutoCloseable {
       }
       DatabaseClock databaseClock = null;
       try {
-        if (listenForSends != null && database.dialect() != Dialect.POSTGRESQL) {
+        if (listenForSends != null && !database.sql().notifiesSends()) {
           throw new IllegalStateException("listenForSends needs PostgreSQL");
         }
-        if (clock == null && dataSource != null && database.dialect() == Dialect.POSTGRESQL) {
-          databaseClock = DatabaseClock.start(dataSource);
+        Optional<String> serverClock = database.sql().serverClock();
+        if (clock == null && dataSource != null && serverClock.isPresent()) {
+          databaseClock = DatabaseClock.start(dataSource, serverClock.get());
         }
         InstantSource time =
             clock != null ? clock : databaseClock != null ? databaseClock : InstantSource.system();
@@ -855,7 +857,7 @@ public final class OnceOnly implements AutoCloseable {
               : SQLiteConfig.SynchronousMode.NORMAL);
       config.setBusyTimeout((int) Math.min(Integer.MAX_VALUE, busyTimeout.toMillis()));
       config.enforceForeignKeys(true);
-      Connection c = SqliteUrls.open(config, sqliteFile);
+      Connection c = SqliteFiles.open(config, sqliteFile);
       try {
         useJournalMode(c);
         return c;

@@ -12,6 +12,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+import dev.onceonly.sql.Dialect;
 import java.util.Set;
 
 /**
@@ -23,7 +24,8 @@ import java.util.Set;
  * lives in the {@code dev.onceonly.internal} subpackages, which the module does not export. The
  * implementation may depend on the API (it implements {@link ReceiptStore}, {@code JobQueue},
  * {@code ExternalEffects} and uses their records); the API depends on the implementation only where
- * it is the factory or a delegate, listed in {@link #ALLOWED_INTO_INTERNAL}.
+ * it is the factory or a delegate, listed in {@link #ALLOWED_INTO_INTERNAL}. Inside, only {@code
+ * internal.dialect} tells the databases apart.
  */
 @AnalyzeClasses(packages = "dev.onceonly", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -35,18 +37,10 @@ class ArchitectureTest {
    * <ul>
    *   <li>{@code OnceOnly}: the factory, which wires the stores, the queue and the claims.
    *   <li>{@code Canonicalizer}: delegates to the RFC 8785 writer in {@code internal.jcs}.
-   *   <li>Frozen, to be removed: {@code cli.Target} and {@code cli.demo.ReportPipeline}, which open
-   *       JDBC connections to SQLite files by the library's exact-name URLs ({@code
-   *       internal.db.SqliteUrls}) for the demo's own tables. Add nothing here.
    * </ul>
    */
   static final Set<String> ALLOWED_INTO_INTERNAL =
-      Set.of(
-          "dev.onceonly.OnceOnly",
-          "dev.onceonly.Canonicalizer",
-          // Frozen: the command-line tool, until it uses only the public API.
-          "dev.onceonly.cli.Target",
-          "dev.onceonly.cli.demo.ReportPipeline");
+      Set.of("dev.onceonly.OnceOnly", "dev.onceonly.Canonicalizer");
 
   private static final DescribedPredicate<JavaClass> ALLOWED =
       describe(
@@ -108,6 +102,23 @@ class ArchitectureTest {
           .beFreeOfCycles()
           .ignoreDependency(ALLOWED, INTERNAL_CLASS)
           .ignoreDependency(FACTORY, QUEUE_OR_CLAIMS);
+
+  /**
+   * (d) The dialect seam is the one place that tells the databases apart: no other internal class
+   * names a {@link Dialect} constant, so a store cannot grow an {@code if (postgres)} branch, and
+   * adding a database adds a class to {@code internal.dialect} instead of editing the stores.
+   */
+  @ArchTest
+  static final ArchRule onlyTheDialectSeamTellsTheDatabasesApart =
+      noClasses()
+          .that()
+          .resideInAPackage(INTERNAL)
+          .and()
+          .resideOutsideOfPackage("dev.onceonly.internal.dialect..")
+          .should()
+          .accessField(Dialect.class, "SQLITE")
+          .orShould()
+          .accessField(Dialect.class, "POSTGRESQL");
 
   /** (b) Exported packages depend on the implementation only through the listed exceptions. */
   @ArchTest

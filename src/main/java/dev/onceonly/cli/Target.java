@@ -2,8 +2,8 @@ package dev.onceonly.cli;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.OnceOnlyException;
-import dev.onceonly.internal.db.SqliteUrls;
 import dev.onceonly.maintenance.Maintenance;
+import dev.onceonly.sql.SqliteUrls;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,7 +118,7 @@ final class Target {
       if (db != null) {
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout(5_000);
-        return SqliteUrls.open(config, db); // the exact file, whatever its name holds
+        return config.createConnection(SqliteUrls.jdbcUrl(db)); // exactly that file
       }
       return DriverManager.getConnection(jdbcUrl);
     } catch (SQLException e) {

@@ -6,13 +6,16 @@ import dev.onceonly.ConflictException;
 import dev.onceonly.InvalidRequestException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
@@ -23,19 +26,24 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Runs a {@link Handler} on the messages of one queue with a fixed number of threads.
  *
- * <p>Each thread claims a message under a lease, runs the handler, then acknowledges it; a handler
- * exception becomes a retry with backoff ({@link JobQueue#nack}), or a dead letter at once for
- * input no retry can fix ({@link InvalidRequestException}, {@link CanonicalizationException},
- * {@link ConflictException}). While a handler runs, its lease is renewed every third of the lease
- * time; if renewal finds the lease lost, the job is cancelled. Idle threads poll with exponential
- * backoff and wake at once when a message is sent through the same {@code OnceOnly} instance (a
- * hint: a send inside a caller's transaction is found by the next poll after it commits).
+ * <p>One claiming thread takes due messages under a lease, several in one transaction when there is
+ * a backlog (up to the handler threads plus {@link Builder#prefetch}), and hands them to the
+ * handler threads; each runs the handler, then acknowledges its job. A lone message on an idle
+ * queue is claimed and handled at once. A handler exception becomes a retry with backoff ({@link
+ * JobQueue#nack}), or a dead letter at once for input no retry can fix ({@link
+ * InvalidRequestException}, {@link CanonicalizationException}, {@link ConflictException}). While a
+ * job is held (waiting for a thread or being handled) its lease is renewed every third of the lease
+ * time; if renewal finds the lease lost, the job is cancelled. An idle worker polls with
+ * exponential backoff and wakes at once when a message is sent through the same {@code OnceOnly}
+ * instance (a hint: a send inside a caller's transaction is found by the next poll after it
+ * commits).
  *
- * <p>{@link #close()} shuts down gracefully: no new claims, in-flight handlers get the shutdown
- * deadline to finish; after it they are cancelled and their messages released for immediate
- * redelivery. A store failure while recording a job's outcome never ends a worker thread: what
- * could not be recorded is logged at {@code WARNING} with the message's key, and the message is
- * delivered again once its lease runs out. Thread-safe.
+ * <p>{@link #close()} shuts down gracefully: no new claims, claimed jobs no thread has started are
+ * released for immediate redelivery, in-flight handlers get the shutdown deadline to finish; after
+ * it they are cancelled and their messages released for immediate redelivery. A store failure while
+ * recording a job's outcome never ends a worker thread: what could not be recorded is logged at
+ * {@code WARNING} with the message's key, and the message is delivered again once its lease runs
+ * out. Thread-safe.
  */
 public final class Worker implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Worker.class.getName());
@@ -49,13 +57,22 @@ public final class Worker implements AutoCloseable {
   private final Duration idleMin;
   private final Duration idleMax;
   private final Duration shutdownTimeout;
+  private final int prefetch;
+
+  /** Every job claimed and not yet settled: waiting in {@link #ready} or being handled. */
   private final Set<Job> inFlight = ConcurrentHashMap.newKeySet();
+
+  /** Claimed jobs waiting for a handler thread, then one {@link #STOP} per thread at close. */
+  private final BlockingQueue<Slot> ready = new LinkedBlockingQueue<>();
+
   private final Semaphore wakeups = new Semaphore(0);
+  private final Semaphore settled = new Semaphore(0);
   private final AtomicLong completed = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
   private final AtomicLong leasesLost = new AtomicLong();
   private volatile boolean running;
+  private ExecutorService claimer;
   private ExecutorService pollers;
   private ScheduledExecutorService renewer;
   private AutoCloseable subscription;
@@ -69,7 +86,13 @@ public final class Worker implements AutoCloseable {
     this.idleMin = b.idleMin;
     this.idleMax = b.idleMax;
     this.shutdownTimeout = b.shutdownTimeout;
+    this.prefetch = b.prefetch;
   }
+
+  /** A claimed job for a handler thread, or the signal to stop. */
+  private record Slot(Job job) {}
+
+  private static final Slot STOP = new Slot(null);
 
   /**
    * Returns a builder for a worker on one queue.
@@ -101,8 +124,10 @@ public final class Worker implements AutoCloseable {
     renewer.scheduleAtFixedRate(this::renewAll, every, every, TimeUnit.MILLISECONDS);
     pollers = Executors.newFixedThreadPool(threads, daemon(name));
     for (int i = 0; i < threads; i++) {
-      pollers.execute(this::poll);
+      pollers.execute(this::run);
     }
+    claimer = Executors.newSingleThreadExecutor(daemon(name + "-claim"));
+    claimer.execute(this::claim);
     return this;
   }
 
@@ -112,33 +137,70 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  private void poll() {
+  /**
+   * The claiming loop. It claims when there is room for at least half a prefetch (or no claimed job
+   * is waiting for a thread), so that a backlog is claimed in batches rather than one job per
+   * commit, and waits for jobs to settle while the worker holds all it may.
+   */
+  private void claim() {
+    int capacity = threads + prefetch;
+    int batch = Math.max(1, prefetch / 2);
     long idle = idleMin.toMillis();
     while (running) {
+      int room = capacity - inFlight.size();
+      if (room <= 0 || (room < batch && !ready.isEmpty())) {
+        if (!await(settled, idleMax.toMillis())) {
+          return;
+        }
+        continue;
+      }
       List<Delivery> deliveries;
       try {
-        deliveries = queue.receive(queueName, 1, lease);
+        deliveries = queue.receive(queueName, Math.min(room, MAX_CLAIM), lease);
       } catch (RuntimeException e) {
         LOG.log(System.Logger.Level.WARNING, "receive from " + queueName + " failed", e);
         deliveries = List.of();
       }
       if (deliveries.isEmpty()) {
-        if (!idle(idle)) {
+        if (!await(wakeups, idle)) {
           return;
         }
         idle = Math.min(idle * 2, idleMax.toMillis());
         continue;
       }
       idle = idleMin.toMillis();
-      deliveries.forEach(this::handle);
+      for (Delivery d : deliveries) {
+        Job job = new Job(d, queue);
+        inFlight.add(job);
+        ready.add(new Slot(job));
+      }
     }
   }
 
-  /** Waits for a wake-up or the idle time; returns false if interrupted. */
-  private boolean idle(long millis) {
+  /** The most messages one claim takes. */
+  private static final int MAX_CLAIM = 100;
+
+  /** A handler thread: takes claimed jobs until told to stop. */
+  private void run() {
+    while (true) {
+      Slot slot;
+      try {
+        slot = ready.take();
+      } catch (InterruptedException e) {
+        return; // shut down past the deadline
+      }
+      if (slot == STOP) {
+        return;
+      }
+      handle(slot.job());
+    }
+  }
+
+  /** Waits for a permit of {@code signal} or the time; returns false if interrupted. */
+  private static boolean await(Semaphore signal, long millis) {
     try {
-      if (wakeups.tryAcquire(millis, TimeUnit.MILLISECONDS)) {
-        wakeups.drainPermits();
+      if (signal.tryAcquire(millis, TimeUnit.MILLISECONDS)) {
+        signal.drainPermits();
       }
       return true;
     } catch (InterruptedException e) {
@@ -147,9 +209,7 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  private void handle(Delivery delivery) {
-    Job job = new Job(delivery, queue);
-    inFlight.add(job);
+  private void handle(Job job) {
     try {
       handler.handle(job);
       settle(job);
@@ -163,6 +223,7 @@ public final class Worker implements AutoCloseable {
       fail(job, t);
     } finally {
       inFlight.remove(job);
+      settled.release();
       if (running) {
         // A handler may leave its interrupt flag set; that is not a stop, and the next idle wait
         // would take it for one. close() clears running before it interrupts, so its interrupt
@@ -304,9 +365,16 @@ public final class Worker implements AutoCloseable {
       return;
     }
     running = false;
-    wakeups.release(threads);
-    pollers.shutdown();
+    wakeups.release();
+    settled.release();
+    claimer.shutdown();
     try {
+      if (!claimer.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        claimer.shutdownNow(); // interrupts a claim waiting for the store
+        claimer.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      }
+      releaseUnstarted();
+      pollers.shutdown();
       if (!pollers.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
         inFlight.forEach(job -> job.cancel("worker shutting down"));
         inFlight.forEach(this::release);
@@ -318,6 +386,24 @@ public final class Worker implements AutoCloseable {
     } finally {
       renewer.shutdownNow();
       closeQuietly(subscription);
+    }
+  }
+
+  /**
+   * Releases the claimed jobs no thread has started, for immediate redelivery, and tells every
+   * handler thread to stop after its current job.
+   */
+  private void releaseUnstarted() {
+    List<Slot> unstarted = new ArrayList<>();
+    ready.drainTo(unstarted);
+    for (Slot slot : unstarted) {
+      if (slot != STOP) {
+        release(slot.job());
+        inFlight.remove(slot.job());
+      }
+    }
+    for (int i = 0; i < threads; i++) {
+      ready.add(STOP);
     }
   }
 
@@ -348,6 +434,7 @@ public final class Worker implements AutoCloseable {
     private Duration idleMin = Duration.ofMillis(10);
     private Duration idleMax = Duration.ofSeconds(1);
     private Duration shutdownTimeout = Duration.ofSeconds(10);
+    private int prefetch = -1;
 
     private Builder(JobQueue queue, String queueName, Handler handler) {
       this.queue = Objects.requireNonNull(queue, "queue");
@@ -410,8 +497,30 @@ public final class Worker implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Sets how many claimed jobs may wait for a handler thread, beyond one per thread. With a
+     * backlog the worker claims up to {@code threads + prefetch} jobs in one transaction instead of
+     * one per commit; jobs waiting hold their leases (renewed like running ones) and are released
+     * at {@link Worker#close()}. {@code 0} claims only for idle threads, leaving the rest of a
+     * backlog to other workers. Default: twice the number of threads, so a worker holds at most
+     * three jobs per thread.
+     *
+     * @param prefetch between 0 and 1,000
+     * @return this builder
+     */
+    public Builder prefetch(int prefetch) {
+      if (prefetch < 0 || prefetch > 1000) {
+        throw new IllegalArgumentException("prefetch must be between 0 and 1000");
+      }
+      this.prefetch = prefetch;
+      return this;
+    }
+
     /** {@return the worker, not yet started} */
     public Worker build() {
+      if (prefetch < 0) {
+        prefetch = Math.min(1000, 2 * threads);
+      }
       return new Worker(this);
     }
   }

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The README's first command, for real: {@code java -jar target/onceonly-cli.jar demo} in a new
  * folder, as a newcomer runs it, after {@code package} built the shaded jar (failsafe runs this in
- * {@code verify}). The in-process tests ({@link DemoTest}, {@link CommandsTest}) cannot see what
- * only the jar decides: its manifest, the dependencies shaded into it, the driver services file,
- * and what its libraries print on their own.
+ * {@code verify}). The in-process tests ({@link DemoContract}, {@link CommandsContract}) cannot see
+ * what only the jar decides: its manifest, the dependencies shaded into it, the driver services
+ * file, and what its libraries print on their own.
  */
 class CliJarIT {
   private static final Pattern LINE =

@@ -1,6 +1,7 @@
 package dev.onceonly.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -9,44 +10,97 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.external.ClaimOutcome;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Message;
+import dev.onceonly.sql.Dialect;
+import dev.onceonly.testing.ChildJvm;
 import dev.onceonly.testing.ContractDatabase;
+import dev.onceonly.testing.ContractDatabases;
+import dev.onceonly.testing.EmbeddedPg;
+import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.MutableClock;
+import dev.onceonly.testing.PostgresContractDatabase;
 import dev.onceonly.testing.SqlTimes;
+import dev.onceonly.testing.SqliteContractDatabase;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TimeZone;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every operator command on a prepared store (written 40 days ago by a store with a fixed clock):
  * two pending intents, a receipt past its retention, a queued message and a dead letter, a
  * rejection and an external effect whose lease ran out. Effects are checked on the rows through a
- * fresh connection; error paths give one line on stderr and a typed status. Subclasses say where
- * the store is: {@link CommandsTest} (SQLite files), {@link PostgresCommandsTest} (schemas on the
- * embedded PostgreSQL server, written in a session time zone far from UTC).
+ * fresh connection; error paths give one line on stderr and a typed status. Runs on SQLite files
+ * ({@code --db}, and {@code jdbc:sqlite:} URLs) and on schemas of the embedded PostgreSQL server
+ * ({@code --jdbc-url jdbc:postgresql:...}, the URL's {@code currentSchema}), written by a store
+ * whose sessions run in {@link EmbeddedPg#SESSION_TIME_ZONE}, far from UTC; plus what only a server
+ * has: a wrong password, and a tool in yet another time zone. Targets that are not a prepared store
+ * are in {@link TargetTest}.
  */
-abstract class CommandsContract {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+class CommandsContract {
   private static final ObjectMapper JSON = new ObjectMapper();
   static final Instant THEN = Instant.now().minus(Duration.ofDays(40));
 
   private final List<ContractDatabase> created = new ArrayList<>();
 
+  /** The database this run is on, one of {@link ContractDatabases}. */
+  @Parameter ContractDatabases.Factory kind;
+
+  @TempDir Path dir;
+  private int databases;
+
   /** The prepared store of this test. */
   ContractDatabase store;
 
-  /** Returns a new, empty database (its own file or schema). */
-  abstract ContractDatabase newDatabase();
+  /** Returns a new, empty database: a new empty file in a folder of its own, or a new schema. */
+  ContractDatabase newDatabase() {
+    try {
+      ContractDatabase db = kind.create(Files.createDirectory(dir.resolve("db" + ++databases)));
+      if (db instanceof SqliteContractDatabase sqlite) {
+        Files.createFile(
+            sqlite.file()); // empty, as a new database; a missing file is another error
+      }
+      return db;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   /** Returns the options that point a command at {@code db}. */
-  abstract String[] target(ContractDatabase db);
+  static String[] target(ContractDatabase db) {
+    return db instanceof SqliteContractDatabase sqlite
+        ? new String[] {"--db", sqlite.file().toString()}
+        : new String[] {"--jdbc-url", url(db)};
+  }
 
-  /** Returns how the tool names {@code db} in its messages. */
-  abstract String describe(ContractDatabase db);
+  /** Returns how the tool names {@code db} in its messages: its file, or its URL. */
+  static String describe(ContractDatabase db) {
+    return db instanceof SqliteContractDatabase sqlite ? sqlite.file().toString() : url(db);
+  }
+
+  private static String url(ContractDatabase db) {
+    return ((PostgresContractDatabase) db).url();
+  }
 
   @BeforeEach
   void prepareStore() {
@@ -350,5 +404,110 @@ abstract class CommandsContract {
   }
 
   /** Returns a query for the names of the tables whose name starts with {@code prefix}. */
-  abstract String tablesLike(String prefix);
+  String tablesLike(String prefix) {
+    return store.dialect() == Dialect.SQLITE
+        ? "SELECT name FROM sqlite_master WHERE name LIKE '" + prefix + "%'"
+        : "SELECT table_name FROM information_schema.tables"
+            + " WHERE table_schema = current_schema() AND table_name LIKE '"
+            + prefix
+            + "%'";
+  }
+
+  @Test
+  void aJdbcSqliteUrlReachesTheSameFile() throws Exception {
+    assumeTrue(store.dialect() == Dialect.SQLITE, "a jdbc:sqlite: URL");
+    String url = "jdbc:sqlite:" + describe(store);
+    JsonNode status = json(CliRun.of("status", "--jdbc-url", url, "--json"));
+    assertThat(status.get("pendingIntents").asLong()).isEqualTo(2);
+    JsonNode dead = json(CliRun.of("dead-letters", "list", "--jdbc-url", url, "--json"));
+    assertThat(dead.get("deadLetters").get(0).get("deadAt").asText())
+        .isEqualTo(instant("dead_at", "onceonly_dead_letters", "message_key = 'm-1'").toString());
+  }
+
+  @Test
+  void timestampsAreTheRowsInstantsInAnyTimeZoneOfTheTool() throws Exception {
+    assumeTrue(store.dialect() == Dialect.POSTGRESQL, "a server's session time zone");
+    String zone = "America/St_Johns"; // UTC-3:30, far from the writer's Pacific/Chatham
+    assertThat(TimeZone.getDefault().getID()).isNotEqualTo(zone);
+    try (ChildJvm child =
+        ChildJvm.start(
+            "cli-in-zone",
+            dir,
+            CliInZone.class,
+            zone,
+            "dead-letters",
+            "list",
+            "--json",
+            "--jdbc-url",
+            url(store))) {
+      assertThat(child.awaitExit(Duration.ofSeconds(60))).as(child.diagnostics("exit")).isZero();
+      JsonNode list = new ObjectMapper().readTree(String.join("\n", child.lines()));
+      Instant deadAt = Instant.parse(list.get("deadLetters").get(0).get("deadAt").asText());
+      assertThat(deadAt)
+          .isEqualTo(instant("dead_at", "onceonly_dead_letters", "message_key = 'm-1'"))
+          .isBetween(THEN, THEN.plusSeconds(2));
+    }
+  }
+
+  @Test
+  void aWrongPasswordIsOneLineAndTheRightOneWorks() throws Exception {
+    assumeTrue(store.dialect() == Dialect.POSTGRESQL, "a server's password check");
+    String role = "cli_pw";
+    String rule = "host all " + role + " all scram-sha-256\n";
+    Path hba;
+    try (Connection c = EmbeddedPg.connect("postgres");
+        Statement s = c.createStatement()) {
+      s.execute(
+          "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '"
+              + role
+              + "') THEN CREATE ROLE "
+              + role
+              + " LOGIN SUPERUSER PASSWORD 'right-pw'; END IF; END$$");
+      try (ResultSet rs = s.executeQuery("SHOW hba_file")) {
+        rs.next();
+        hba = Path.of(rs.getString(1));
+      }
+    }
+    String rules = Files.readString(hba);
+    Files.writeString(hba, rule + rules); // before the server's "trust" lines, for this role only
+    try {
+      reload();
+      String url = url(store).replace("user=postgres", "user=" + role);
+      Eventually.await(
+          Duration.ofSeconds(10),
+          "the server asks " + role + " for a password",
+          () -> refused(url));
+
+      CliRun wrong = CliRun.of("status", "--jdbc-url", url + "&password=wrong-pw");
+      assertThat(wrong.status()).as("%s", wrong).isEqualTo(4);
+      assertThat(wrong.err())
+          .startsWith("onceonly: cannot connect to " + url + "&password=***: ")
+          .contains("password authentication failed for user \"" + role + "\"")
+          .doesNotContain("wrong-pw")
+          .hasLineCount(1);
+
+      JsonNode status =
+          json(CliRun.of("status", "--jdbc-url", url + "&password=right-pw", "--json"));
+      assertThat(status.get("pendingIntents").asLong()).isEqualTo(2);
+      assertThat(status.get("database").asText()).isEqualTo(url + "&password=***");
+    } finally {
+      Files.writeString(hba, rules);
+      reload();
+    }
+  }
+
+  private static boolean refused(String url) {
+    try (Connection c = DriverManager.getConnection(url + "&password=wrong-pw")) {
+      return false;
+    } catch (SQLException e) {
+      return true;
+    }
+  }
+
+  private static void reload() throws SQLException {
+    try (Connection c = EmbeddedPg.connect("postgres");
+        Statement s = c.createStatement()) {
+      s.execute("SELECT pg_reload_conf()");
+    }
+  }
 }

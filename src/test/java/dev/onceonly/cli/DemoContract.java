@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.onceonly.cli.demo.ReportPipeline;
 import dev.onceonly.cli.demo.Reports;
 import dev.onceonly.testing.ContractDatabase;
+import dev.onceonly.testing.ContractDatabases;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,17 +18,26 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code onceonly demo} on an empty database of its own, twice: the first run creates one report
  * per job and one ticket, the second answers them from their receipts. The summary line is checked
  * against the rows, read through a fresh connection with this test's own queries, and a duplicate
- * row slipped into the database turns the line into FAILED with a non-zero status. Subclasses say
- * where the database is: {@link DemoTest} (a SQLite file), {@link PostgresDemoTest} (a schema on
- * the embedded PostgreSQL server).
+ * row slipped into the database turns the line into FAILED with a non-zero status. Runs on a
+ * temporary SQLite file ({@code --db}) and on a schema of its own on the embedded PostgreSQL server
+ * ({@code --jdbc-url jdbc:postgresql:...}, the URL's {@code currentSchema}); other targets of the
+ * demo are in {@link TargetTest}.
  */
-abstract class DemoContract {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+class DemoContract {
   private static final Pattern LINE =
       Pattern.compile(
           "demo: intents=(\\d+) effects=(\\d+) duplicates=(\\d+) repeated=(\\d+) conflicts=(\\d+)"
@@ -39,14 +50,30 @@ abstract class DemoContract {
   private static final int WITHHELD =
       3; // batch-007, -027, -047: the producer dies before publishing
 
-  /** Returns this test's empty database, the same on every call. */
-  abstract ContractDatabase database();
+  /** The database this run is on, one of {@link ContractDatabases}. */
+  @Parameter ContractDatabases.Factory kind;
 
-  /** Returns the options that point the demo at {@link #database()}. */
-  abstract String[] target();
+  @TempDir Path dir;
+
+  /** This test's empty database. */
+  private ContractDatabase db;
+
+  @BeforeEach
+  void createDatabase() {
+    db = kind.create(dir);
+  }
+
+  @AfterEach
+  void closePools() throws Exception {
+    if (db instanceof AutoCloseable pools) {
+      pools.close();
+    }
+  }
 
   private String[] demo(int jobs) {
-    return Stream.concat(Stream.of("demo", "--jobs", String.valueOf(jobs)), Stream.of(target()))
+    return Stream.concat(
+            Stream.of("demo", "--jobs", String.valueOf(jobs)),
+            Stream.of(CommandsContract.target(db)))
         .toArray(String[]::new);
   }
 
@@ -86,7 +113,7 @@ abstract class DemoContract {
     String[] demo = demo(50);
     CliRun clean = CliRun.of(demo);
     assertThat(clean.status()).as("%s", clean).isZero();
-    database().exec("INSERT INTO reports SELECT * FROM reports WHERE job_id = 'batch-005'");
+    db.exec("INSERT INTO reports SELECT * FROM reports WHERE job_id = 'batch-005'");
 
     CliRun run = CliRun.of(demo);
 
@@ -106,7 +133,6 @@ abstract class DemoContract {
 
   /** The summary's counts, against the rows through a new connection. */
   private void assertRows(Map<String, Long> summary, long rejections) throws SQLException {
-    ContractDatabase db = database();
     long intents = db.count("SELECT COUNT(*) FROM onceonly_intents");
     long ticketReceipts =
         db.count("SELECT COUNT(*) FROM onceonly_receipts WHERE operation = 'create_ticket'");

@@ -75,4 +75,13 @@ class HelpAndVersionTest {
     assertThat(m.find()).as("the project's version in pom.xml").isTrue();
     return m.group(1);
   }
+
+  @Test
+  void helpListsEveryCommand() {
+    CliRun help = CliRun.of("--help");
+    assertThat(help.status()).isZero();
+    assertThat(help.out())
+        .contains(
+            "demo", "status", "pending", "receipts", "dead-letters", "unknown", "purge", "migrate");
+  }
 }

@@ -4,8 +4,10 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.cli.demo.Tickets;
 import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.ContractDatabase;
+import dev.onceonly.testing.ContractDatabases;
 import dev.onceonly.testing.MutableClock;
 import dev.onceonly.testing.SqlTimes;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -18,22 +20,31 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
 
 /**
  * What every contract suite needs from a database, and the helpers built on it.
  *
- * <p>A subclass per database supplies either {@link #newDatabase} (a {@link ContractDatabase} for
- * this test: the PostgreSQL subclasses) or two things: {@link #open} (a new {@link OnceOnly} on
- * this test's database, the same database on every call within one test) and {@link #connect} (a
- * new JDBC connection to it). Everything the suites assert is read back through a fresh connection,
- * usually after {@link #reopen()}, so that nothing passes because a value is still in memory.
+ * <p>Each suite is a {@code @ParameterizedClass} over some of {@link ContractDatabases}: the
+ * database of one run ({@link #database}) makes this test's {@link ContractDatabase}, on which
+ * {@link #open} makes new {@link OnceOnly} instances (the same database on every call within one
+ * test) and {@link #connect} new JDBC connections. Everything the suites assert is read back
+ * through a fresh connection, usually after {@link #reopen()}, so that nothing passes because a
+ * value is still in memory.
  */
 public abstract class ContractSupport {
   /** The fixed clock every suite starts from; tests move it explicitly. */
   protected final MutableClock clock = MutableClock.at("2030-01-15T10:00:00Z");
 
+  /** The database this run of the suite is on, one of {@link ContractDatabases}. */
+  @Parameter protected ContractDatabases.Factory database;
+
+  /** Where a SQLite database of this test has its file. */
+  @TempDir protected Path dir;
+
   private final List<OnceOnly> opened = new ArrayList<>();
-  private ContractDatabase database;
+  private ContractDatabase db;
   private Consumer<OnceOnly.Builder> settings = b -> {};
 
   /** The store under test, set by {@link #start} and replaced by {@link #reopen()}. */
@@ -44,29 +55,21 @@ public abstract class ContractSupport {
    * customize} to the builder. Every call within one test reaches the same database.
    */
   protected OnceOnly open(MutableClock clock, Consumer<OnceOnly.Builder> customize) {
-    OnceOnly.Builder builder = database().builder().clock(clock);
+    OnceOnly.Builder builder = db().builder().clock(clock);
     customize.accept(builder);
     return builder.build();
   }
 
-  /**
-   * Returns a new, empty database for this test, for subclasses that do not override {@link #open}
-   * and {@link #connect} (the PostgreSQL ones: a schema per test).
-   */
-  protected ContractDatabase newDatabase() {
-    throw new UnsupportedOperationException("override newDatabase(), or open() and connect()");
-  }
-
-  private synchronized ContractDatabase database() {
-    if (database == null) {
-      database = newDatabase();
+  private synchronized ContractDatabase db() {
+    if (db == null) {
+      db = database.create(dir);
     }
-    return database;
+    return db;
   }
 
   /** Opens a new JDBC connection to this test's database; the caller closes it. */
   protected Connection connect() throws SQLException {
-    return database().connect();
+    return db().connect();
   }
 
   /** Opens the store under test with default settings. */
@@ -100,7 +103,7 @@ public abstract class ContractSupport {
     synchronized (opened) {
       opened.forEach(OnceOnly::close);
     }
-    if (database instanceof AutoCloseable pools) {
+    if (db instanceof AutoCloseable pools) {
       pools.close(); // a PostgreSQL schema's connection pools, after the instances on them
     }
   }
@@ -214,7 +217,7 @@ public abstract class ContractSupport {
     }
   }
 
-  /** Creates the {@code tickets} table on {@code c}; a PostgreSQL subclass overrides the DDL. */
+  /** Creates the {@code tickets} table on {@code c}. */
   protected void createTickets(Connection c) throws SQLException {
     Tickets.createTable(c);
   }

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Identifiers under a widened pattern ({@code [^\s]{1,64}}, a natural choice for a user): two
@@ -25,7 +27,9 @@ import org.junit.jupiter.api.Test;
  * intents, queue messages, dead letters). Rows are counted through a fresh connection after
  * reopening the store.
  */
-public abstract class IdentifierContract extends ContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+public class IdentifierContract extends ContractSupport {
   static final String WIDE = "[^\\s]{1,64}";
   static final String QUEUE = "intents";
   static final Map<String, Object> ARGS = Map.of("v", 1);

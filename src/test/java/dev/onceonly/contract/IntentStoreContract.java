@@ -33,12 +33,16 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The contract of {@link dev.onceonly.IntentStore}: registration, its joined form, how registered
  * intents bind later steps, and the bounded, ordered listing of intents without receipts.
  */
-public abstract class IntentStoreContract extends ContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#withTransactionPooling")
+public class IntentStoreContract extends ContractSupport {
   static final String INTENTS = "onceonly_intents";
   static final String RECEIPTS = "onceonly_receipts";
   static final IntentKey LOTE_A = IntentKey.of("taller-1", "lote-A");

@@ -31,6 +31,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -38,7 +39,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Bad input is refused with a typed exception before anything is written: every table of the
  * database is the same, row for row, before and after, whichever store and form was called.
  */
-public abstract class InvalidRequestContract extends ContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+public class InvalidRequestContract extends ContractSupport {
   static final IntentKey GOOD_KEY = IntentKey.of("u-1", "op-17");
   static final String GOOD_OPERATION = "create_ticket";
   static final Map<String, Object> GOOD_ARGS = Map.of("subject", "Investigar fallo de API");

@@ -38,6 +38,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The contract of {@link JobQueue}: outbox sends, claims under fenced leases, retries with backoff,
@@ -45,7 +47,9 @@ import org.junit.jupiter.api.Test;
  * completion. Time is a {@link dev.onceonly.testing.MutableClock}; every outcome is checked in the
  * rows of a fresh connection or of a reopened instance.
  */
-public abstract class JobQueueContract extends QueueContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#withTransactionPooling")
+public class JobQueueContract extends QueueContractSupport {
   static final String Q = "jobs";
   static final Duration LEASE = Duration.ofSeconds(30);
 

@@ -16,13 +16,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The contract of {@link Maintenance}: counts that match the rows after a restart, purges bounded
  * by age and batch with progress per batch, migrations from an older schema, and bad arguments
  * refused before anything is written.
  */
-public abstract class MaintenanceContract extends ContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+public class MaintenanceContract extends ContractSupport {
   private static final LongConsumer QUIET = n -> {};
 
   /** Fills every table; leaves the clock 5 minutes after the messages were sent. */

@@ -13,14 +13,18 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The contract of schema migrations: applied once on open, refused when the database is newer,
  * separated by table prefix, and safe when several instances open a new database at once.
  */
-public abstract class MigrationContract extends ContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+public class MigrationContract extends ContractSupport {
   /** The migrations this version ships, in order; update with every new migration. */
   static final List<String> MIGRATIONS =
       List.of(

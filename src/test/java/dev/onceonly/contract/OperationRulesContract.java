@@ -20,13 +20,17 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Rules set per operation in the builder: a key pattern of its own, a validator that sees the key
  * as well as the arguments, and an {@code execute} that runs only for a registered intent. Every
  * refusal leaves every table as it was, row for row, after reopening.
  */
-public abstract class OperationRulesContract extends ContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+public class OperationRulesContract extends ContractSupport {
   static final String REFUND = "refund";
   static final String TICKET = Tickets.OPERATION;
   static final IntentKey RF_1 = IntentKey.of("u-1", "rf-0001");

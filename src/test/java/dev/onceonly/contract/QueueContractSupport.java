@@ -7,7 +7,9 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.testing.ContractDatabase;
+import dev.onceonly.testing.ContractDatabases;
 import dev.onceonly.testing.MutableClock;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -17,16 +19,25 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
 
 /**
- * What the queue contract suites share: a new empty database per test from the subclass's factory,
- * an instance on it with a clock that stands still, reopening, and the {@code effects} table that
+ * What the queue contract suites share: a new empty database per test from the run's {@link
+ * ContractDatabases} entry (each suite is a {@code @ParameterizedClass} over some of them), an
+ * instance on it with a clock that stands still, reopening, and the {@code effects} table that
  * effects write to (deliberately without a unique constraint, so that only the receipts keep an
  * effect from committing twice).
  */
 public abstract class QueueContractSupport {
   /** Where the fixed clock starts. */
   static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+  /** The database this run of the suite is on, one of {@link ContractDatabases}. */
+  @Parameter protected ContractDatabases.Factory database;
+
+  /** Where a SQLite database of this test has its file. */
+  @TempDir protected Path dir;
 
   /** The database under test. */
   protected ContractDatabase db;
@@ -37,16 +48,9 @@ public abstract class QueueContractSupport {
   /** The instance under test. */
   protected OnceOnly once;
 
-  /**
-   * Returns a new, empty database for one test. Called before each test; a SQLite subclass returns
-   * a file in its {@code @TempDir}, a PostgreSQL one an empty schema ({@code
-   * PostgresContractDatabase}).
-   */
-  protected abstract ContractDatabase newDatabase();
-
   @BeforeEach
   final void openDatabase() {
-    db = newDatabase();
+    db = database.create(dir);
     clock = new MutableClock(T0);
     once = db.open(clock);
     db.exec("CREATE TABLE effects (message_key VARCHAR(300) NOT NULL, holder VARCHAR(100))");

@@ -25,7 +25,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -33,7 +35,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * join), and a periodic job that schedules its own next run. The outbox, delayed delivery and large
  * payloads are in {@link JobQueueContract}.
  */
-public abstract class QueuePatternsContract extends QueueContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#withTransactionPooling")
+public class QueuePatternsContract extends QueueContractSupport {
   static final String CHECKS = "order-check";
   static final String AGGREGATION = "aggregation";
   static final Duration LEASE = Duration.ofSeconds(30);

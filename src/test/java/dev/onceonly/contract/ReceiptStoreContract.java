@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -45,7 +46,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * steps, effect failures, scopes, races, joined transactions, nesting and retention. Every
  * assertion on effects reads rows back through a fresh connection, most after a restart.
  */
-public abstract class ReceiptStoreContract extends ContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDatabase")
+public class ReceiptStoreContract extends ContractSupport {
   static final String RECEIPTS = "onceonly_receipts";
   static final String INTENTS = "onceonly_intents";
   static final String OPERATION = "create_ticket";

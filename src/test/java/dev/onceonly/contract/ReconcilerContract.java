@@ -26,13 +26,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The contract of {@link Reconciler} publishing into the job queue (the report workshop: the
  * producer stores the intent, then publishes; reconciliation publishes again every intent without a
  * receipt). 250 intents are registered; 100 of them already have their receipt.
  */
-public abstract class ReconcilerContract extends QueueContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+public class ReconcilerContract extends QueueContractSupport {
   static final String REPORTS = "reports";
   static final String SCOPE = "workshop";
   static final String OPERATION = "quality_report";

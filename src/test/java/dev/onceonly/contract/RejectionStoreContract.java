@@ -19,12 +19,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The contract of {@link dev.onceonly.RejectionStore}: idempotent per delivery id, and bounded
  * however hostile the body.
  */
-public abstract class RejectionStoreContract extends ContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+public class RejectionStoreContract extends ContractSupport {
   static final String REJECTIONS = "onceonly_rejections";
 
   /** One stored row, read back through a fresh connection. */

@@ -5,7 +5,7 @@ import dev.onceonly.testing.MutableClock;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
-/** How the SQLite subclasses of the contract suites open their per-test file. */
+/** How {@link GroupCommitTest} opens its per-test SQLite file. */
 final class SqliteFiles {
   private SqliteFiles() {}
 

@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The contract of {@link Worker} on a {@link dev.onceonly.queue.JobQueue}: many threads and two
@@ -34,7 +36,9 @@ import org.junit.jupiter.api.Test;
  * worker. Conditions are awaited with latches or {@link Eventually}, and every count is read from
  * the database after reopening it.
  */
-public abstract class WorkerContract extends QueueContractSupport {
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#withTransactionPooling")
+public class WorkerContract extends QueueContractSupport {
   static final String Q = "work";
   static final Duration DRAIN = Duration.ofSeconds(45);
 
@@ -429,6 +433,131 @@ public abstract class WorkerContract extends QueueContractSupport {
     }
   }
 
+  /**
+   * With a backlog the worker claims its threads plus its prefetch in one go (one commit for many
+   * jobs), and no more: the rest of the backlog stays claimable by other workers.
+   */
+  @Test
+  void aBacklogIsClaimedUpToThreadsPlusPrefetchAndNoMore() throws Exception {
+    sendAll(Q, "m-", 20);
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    Handler blocking =
+        job -> {
+          started.countDown();
+          proceed.await();
+          recording(once, "w").handle(job);
+        };
+    Worker worker =
+        Worker.builder(once.queue(), Q, blocking)
+            .threads(1)
+            .prefetch(5)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
+            .build()
+            .start();
+    try {
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      Eventually.await(Duration.ofSeconds(10), "six claimed", () -> claimed(Q) == 6);
+      try (OnceOnly other = db.open(clock)) {
+        assertThat(other.queue().receive(Q, 100, Duration.ofMinutes(5)))
+            .as("what the worker left to others")
+            .hasSize(14);
+      }
+    } finally {
+      proceed.countDown();
+      worker.close();
+    }
+  }
+
+  /**
+   * Jobs claimed ahead and not started are released at close, due at once with the attempt not
+   * counted; another worker then handles every message once.
+   */
+  @Test
+  void closeReleasesClaimedJobsNoThreadStartedAndNothingIsLostOrDoubled() throws Exception {
+    sendAll(Q, "m-", 20);
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    Handler first =
+        job -> {
+          started.countDown();
+          proceed.await();
+          recording(once, "first").handle(job);
+        };
+    Worker worker =
+        Worker.builder(once.queue(), Q, first)
+            .threads(1)
+            .prefetch(5)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
+            .build()
+            .start();
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    Eventually.await(Duration.ofSeconds(10), "six claimed", () -> claimed(Q) == 6);
+    Thread closing = new Thread(worker::close);
+    closing.start();
+    Eventually.await(Duration.ofSeconds(10), "five released", () -> claimed(Q) == 1);
+    proceed.countDown();
+    closing.join(TimeUnit.SECONDS.toMillis(30));
+    assertThat(closing.isAlive()).isFalse();
+
+    reopen();
+    assertThat(effects()).as("the job that had started, completed").isEqualTo(1);
+    assertThat(
+            db.count(
+                "SELECT COUNT(*) FROM onceonly_messages WHERE attempts = 0 AND deliver_at <= ?",
+                db.at(clock.millis())))
+        .as("the 14 never claimed and the 5 released: due at once, the attempt not counted")
+        .isEqualTo(19);
+    assertThat(claimed(Q)).as("no message left holding a counted attempt").isZero();
+    Worker second = fastWorker(once, "second").start();
+    try {
+      Eventually.await(DRAIN, "queue drained", () -> once.queue().depth(Q) == 0);
+    } finally {
+      second.close();
+    }
+    reopen();
+    assertThat(effects()).isEqualTo(20);
+    assertThat(duplicatedEffects()).isZero();
+    assertThat(messages(Q)).isZero();
+  }
+
+  /** With {@code prefetch(0)} a worker claims only for its idle threads. */
+  @Test
+  void prefetchZeroClaimsOnlyForIdleThreads() throws Exception {
+    sendAll(Q, "m-", 10);
+    CountDownLatch started = new CountDownLatch(2);
+    CountDownLatch proceed = new CountDownLatch(1);
+    Handler blocking =
+        job -> {
+          started.countDown();
+          proceed.await();
+          recording(once, "w").handle(job);
+        };
+    Worker worker =
+        Worker.builder(once.queue(), Q, blocking)
+            .threads(2)
+            .prefetch(0)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
+            .build()
+            .start();
+    try {
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      try (OnceOnly other = db.open(clock)) {
+        assertThat(other.queue().receive(Q, 100, Duration.ofMinutes(5))).hasSize(8);
+      }
+      assertThat(claimed(Q)).isEqualTo(10);
+    } finally {
+      proceed.countDown();
+      worker.close();
+    }
+  }
+
+  /** Counts the messages of {@code queue} claimed at least once and not settled. */
+  long claimed(String queue) {
+    return db.count(
+        "SELECT COUNT(*) FROM onceonly_messages WHERE queue = ? AND attempts > 0", queue);
+  }
+
   void sendAll(String queue, String prefix, int n) {
     db.inTransaction(
         c -> {
@@ -451,15 +580,22 @@ public abstract class WorkerContract extends QueueContractSupport {
         .build();
   }
 
-  /** Whether every polling thread of the worker on {@code queue} waits in its idle sleep. */
+  /**
+   * Whether the worker on {@code queue} is idle: its claiming thread waits in its idle sleep
+   * (timed) and every handler thread waits for a job (untimed).
+   */
   static boolean pollersIdle(String queue) {
-    List<Thread> pollers =
+    List<Thread> threads =
         Thread.getAllStackTraces().keySet().stream()
             .filter(t -> t.getName().startsWith("onceonly-worker-"))
             .filter(t -> t.getName().contains("-" + queue + "-"))
             .filter(t -> !t.getName().contains("-renew"))
             .toList();
-    return !pollers.isEmpty()
-        && pollers.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING);
+    List<Thread> claimer = threads.stream().filter(t -> t.getName().contains("-claim")).toList();
+    return claimer.size() == 1
+        && claimer.get(0).getState() == Thread.State.TIMED_WAITING
+        && threads.stream()
+            .filter(t -> !t.getName().contains("-claim"))
+            .allMatch(t -> t.getState() == Thread.State.WAITING);
   }
 }

@@ -17,8 +17,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Cancelling before, during and after an effect, and the race between a cancel and a claim. */
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
 class CancellationTest extends ExternalTestSupport {
   private final FakeProvider provider = FakeProvider.notDeduplicating();
 

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.testing.ContractDatabase;
 import dev.onceonly.testing.FakeProvider;
 import dev.onceonly.testing.ProviderWorker;
 import dev.onceonly.testing.ProviderWorker.Charge;
+import dev.onceonly.testing.SqliteContractDatabase;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -24,6 +26,12 @@ import org.junit.jupiter.api.Test;
  * parent's clock then runs past the lease.
  */
 class ClaimCrashTest extends ExternalTestSupport {
+
+  /** On SQLite only: the child process and this test share the file. */
+  @Override
+  ContractDatabase newDatabase() {
+    return SqliteContractDatabase.in(dir);
+  }
 
   /** Runs {@link ClaimThenHang} for {@code key}, waits for its READY line, then kills it. */
   private String crashAfterSending(IntentKey key, String operation, Path providerLog)

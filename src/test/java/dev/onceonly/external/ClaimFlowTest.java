@@ -11,8 +11,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Claim, complete, repeat; lost responses, timeouts, takeovers and reconciliation. */
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
 class ClaimFlowTest extends ExternalTestSupport {
   private final FakeProvider provider = FakeProvider.notDeduplicating();
 

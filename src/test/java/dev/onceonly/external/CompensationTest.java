@@ -11,8 +11,12 @@ import dev.onceonly.testing.FakeProvider.Fault;
 import dev.onceonly.testing.ProviderWorker;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** A compensation is a new intent with its own key, linked to the completed one it reverses. */
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
 class CompensationTest extends ExternalTestSupport {
   private static final String REFUND = "refund";
   private static final Map<String, Object> REFUND_ARGS = Map.of("charge", "res-1");

@@ -6,6 +6,7 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.testing.ContractDatabase;
+import dev.onceonly.testing.ContractDatabases;
 import dev.onceonly.testing.FakeProvider;
 import dev.onceonly.testing.MutableClock;
 import dev.onceonly.testing.SqliteContractDatabase;
@@ -22,12 +23,13 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
 
 /**
- * What the external-effect tests share: a database, a clock, a provider, row reads. The database is
- * a SQLite file in the test's {@code @TempDir}; a {@code Postgres*Test} subclass overrides {@link
- * #newDatabase()} with an empty PostgreSQL schema, so the same tests prove the same store behaviour
- * on both dialects.
+ * What the external-effect tests share: a database, a clock, a provider, row reads. Each test class
+ * is a {@code @ParameterizedClass} over {@link ContractDatabases#sqliteAndPostgresql()}: a SQLite
+ * file in the test's {@code @TempDir}, then an empty PostgreSQL schema, so the same tests prove the
+ * same store behaviour on both dialects.
  */
 abstract class ExternalTestSupport {
   static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
@@ -50,15 +52,18 @@ abstract class ExternalTestSupport {
           .maxDelay(Duration.ofSeconds(10))
           .build();
 
+  /** The database this run of the test class is on, one of {@link ContractDatabases}. */
+  @Parameter ContractDatabases.Factory database;
+
   @TempDir Path dir;
   final MutableClock clock = new MutableClock(START);
 
   /** The database of this test. */
   ContractDatabase db;
 
-  /** Returns a new, empty database for one test: here a SQLite file in {@link #dir}. */
+  /** Returns a new, empty database for one test, made by this run's {@link #database}. */
   ContractDatabase newDatabase() {
-    return SqliteContractDatabase.in(dir);
+    return database.create(dir);
   }
 
   @BeforeEach
@@ -73,7 +78,7 @@ abstract class ExternalTestSupport {
     }
   }
 
-  /** The SQLite file of a test that runs on SQLite only (child processes share it). */
+  /** The SQLite file of a test that runs on SQLite only ({@link ClaimCrashTest}). */
   Path file() {
     return ((SqliteContractDatabase) db).file();
   }

@@ -16,8 +16,12 @@ import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Each failure class has its own reaction, and retries stay inside their budget. */
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
 class FailureClassTest extends ExternalTestSupport {
   private final FakeProvider provider = FakeProvider.notDeduplicating();
 

@@ -2,9 +2,15 @@ package dev.onceonly.reliability;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Delivery;
+import dev.onceonly.testing.ContractDatabase;
+import dev.onceonly.testing.ContractDatabases;
+import dev.onceonly.testing.EmbeddedPg;
+import dev.onceonly.testing.PostgresContractDatabase;
+import dev.onceonly.testing.SqliteContractDatabase;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -16,25 +22,38 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The crash harness's checks catch what they are there to catch: each test plants one violation in
  * an otherwise sound store and expects the check after a kill to fail naming it. On a SQLite file
- * here; {@link PostgresCrashHarnessChecksTest} runs the same on a PostgreSQL schema.
+ * and on a PostgreSQL schema, whose integrity check also catches a unique key that holds a
+ * duplicate.
  */
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
 class CrashHarnessChecksTest {
+  /** The database this run is on, one of {@link ContractDatabases}. */
+  @Parameter ContractDatabases.Factory database;
+
   @TempDir Path dir;
   CrashTarget target;
   private CrashHarness harness;
 
-  /** Returns a new, empty store for one test. */
-  CrashTarget newTarget(Path dir) {
-    return new CrashTarget.Sqlite(dir.resolve("checks.db"));
+  /** Returns a new, empty store for one test, on this run's database. */
+  private CrashTarget newTarget() {
+    ContractDatabase db = database.create(dir);
+    return db instanceof SqliteContractDatabase sqlite
+        ? new CrashTarget.Sqlite(sqlite.file())
+        : new PostgresCrashTarget(
+            ((PostgresContractDatabase) db).url(), EmbeddedPg.SESSION_TIME_ZONE);
   }
 
   @BeforeEach
   void soundStore() throws SQLException {
-    target = newTarget(dir);
+    target = newTarget();
     harness = new CrashHarness(target, new CrashHarness.Settings(1, 1, 1, dir));
     try (OnceOnly once = open()) {
       once.intents().register(CrashWorkloadMain.key(0), "apply", CrashWorkloadMain.arguments(0));
@@ -118,5 +137,17 @@ class CrashHarnessChecksTest {
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining(what)
         .hasMessageContaining("seed 1, iteration 0");
+  }
+
+  @Test
+  void aUniqueKeyHoldingADuplicateIsAnIntegrityProblem() throws SQLException {
+    assumeTrue(target instanceof PostgresCrashTarget, "a PostgreSQL catalogue");
+    // What a damaged index would let in: duplicates under an index the catalogue calls unique.
+    // Only a superuser's catalogue update plants it; the embedded server runs as one.
+    exec("CREATE TABLE planted (k TEXT NOT NULL)");
+    exec("INSERT INTO planted VALUES ('twice'), ('twice')");
+    exec("CREATE INDEX planted_k ON planted (k)");
+    exec("UPDATE pg_index SET indisunique = true WHERE indexrelid = 'planted_k'::regclass");
+    expectCaught("planted: duplicate key (k) = twice");
   }
 }

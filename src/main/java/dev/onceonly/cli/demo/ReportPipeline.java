@@ -8,12 +8,12 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Reconciler;
 import dev.onceonly.Registration;
-import dev.onceonly.internal.db.SqliteUrls;
 import dev.onceonly.queue.IntentMessage;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.SendResult;
 import dev.onceonly.sql.Dialect;
+import dev.onceonly.sql.SqliteUrls;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -162,7 +162,7 @@ public final class ReportPipeline {
   static Connection connect(Path file) throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout((int) BUSY_TIMEOUT.toMillis());
-    return SqliteUrls.open(config, file);
+    return config.createConnection(SqliteUrls.jdbcUrl(file));
   }
 
   /**

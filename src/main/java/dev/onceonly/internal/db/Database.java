@@ -2,6 +2,8 @@ package dev.onceonly.internal.db;
 
 import dev.onceonly.CurrentTransaction;
 import dev.onceonly.StoreException;
+import dev.onceonly.internal.dialect.InstantColumns;
+import dev.onceonly.internal.dialect.SqlDialect;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,15 +21,13 @@ import java.sql.SQLException;
  * same transaction.
  */
 public abstract class Database implements AutoCloseable {
-  private final Dialect dialect;
-  private final InstantColumns times;
+  private final SqlDialect sql;
   private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> Boolean.FALSE);
   private final ThreadLocal<Connection> current = new ThreadLocal<>();
   private volatile CurrentTransaction callerTransaction = CurrentTransaction.none();
 
   protected Database(Dialect dialect) {
-    this.dialect = dialect;
-    this.times = InstantColumns.of(dialect);
+    this.sql = SqlDialect.of(dialect);
   }
 
   /** A unit of work on a connection. */
@@ -39,43 +39,39 @@ public abstract class Database implements AutoCloseable {
 
   /** Returns the dialect. */
   public Dialect dialect() {
-    return dialect;
+    return sql.id();
+  }
+
+  /** Returns what this database does differently from the others: the dialect seam. */
+  public SqlDialect sql() {
+    return sql;
   }
 
   /** Returns how this dialect binds and reads instants. */
   public InstantColumns times() {
-    return times;
+    return sql.instants();
   }
 
   /**
-   * Takes a transaction-scoped lock on {@code (space, name)} on PostgreSQL (released by the
-   * transaction's end, so nothing outlives it); on SQLite does nothing. See {@link
+   * Takes a lock on {@code (space, name)} held until the transaction ends, where the dialect needs
+   * one to keep two steps on a key apart; elsewhere does nothing. See {@link
    * dev.onceonly.internal.receipts.StoreContext#lockKey}.
    */
   public final void lockKey(Connection c, int space, String name) throws SQLException {
-    if (dialect != Dialect.POSTGRESQL) {
-      return;
-    }
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(?, ?)")) {
-      ps.setInt(1, space);
-      ps.setInt(2, name.hashCode()); // String.hashCode is specified, so every JVM agrees
-      ps.execute();
+    if (sql.locksKeys()) {
+      sql.lockKey(c, space, name.hashCode()); // String.hashCode is specified: every JVM agrees
     }
   }
 
   /**
-   * Returns whether a failed transaction may simply run again: on PostgreSQL a serialization
-   * failure ({@code 40001}) or a detected deadlock ({@code 40P01}); the server rolled the
-   * transaction back.
+   * Returns whether a failed transaction may simply run again: the first {@link SQLException} in
+   * its causes is one the dialect's server rolled back on its own (see {@link
+   * SqlDialect#retryable}).
    */
   protected final boolean retryable(Throwable failure) {
-    if (dialect != Dialect.POSTGRESQL) {
-      return false;
-    }
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof SQLException e) {
-        String state = e.getSQLState();
-        return "40001".equals(state) || "40P01".equals(state);
+        return sql.retryable(e);
       }
     }
     return false;
@@ -198,34 +194,17 @@ public abstract class Database implements AutoCloseable {
 
   /** Begins a write transaction the way the dialect wants it. */
   protected final void begin(Connection c) throws SQLException {
-    if (dialect == Dialect.SQLITE) {
-      if (!c.getAutoCommit()) {
-        c.setAutoCommit(true); // the driver's implicit deferred BEGIN would defeat IMMEDIATE
-      }
-      execute(c, "BEGIN IMMEDIATE");
-    } else {
-      c.setAutoCommit(false);
-    }
+    sql.begin(c);
   }
 
   protected final void commit(Connection c) throws SQLException {
-    if (dialect == Dialect.SQLITE) {
-      execute(c, "COMMIT");
-    } else {
-      c.commit();
-      c.setAutoCommit(true);
-    }
+    sql.commit(c);
   }
 
   /** Rolls back after {@code failure}, attaching any rollback failure to it. */
   protected final void rollback(Connection c, Throwable failure) {
     try {
-      if (dialect == Dialect.SQLITE) {
-        execute(c, "ROLLBACK"); // fails harmlessly (and is attached) if SQLite already rolled back
-      } else {
-        c.rollback();
-        c.setAutoCommit(true);
-      }
+      sql.rollback(c);
     } catch (SQLException e) {
       failure.addSuppressed(e);
     }
@@ -252,7 +231,7 @@ public abstract class Database implements AutoCloseable {
   }
 
   protected final StoreException storeError(String what, SQLException e) {
-    return new StoreException(what, dialect.id(), e);
+    return new StoreException(what, dialect().id(), e);
   }
 
   @Override

@@ -29,12 +29,14 @@ public final class DatabaseClock implements InstantSource, AutoCloseable {
   private static final System.Logger LOG = System.getLogger(DatabaseClock.class.getName());
 
   private final DataSource dataSource;
+  private final String query;
   private final ScheduledExecutorService refresher;
   private volatile long offsetMillis;
   private boolean failing; // on the refresher's thread only
 
-  private DatabaseClock(DataSource dataSource) {
+  private DatabaseClock(DataSource dataSource, String query) {
     this.dataSource = dataSource;
+    this.query = query;
     this.refresher =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -45,17 +47,18 @@ public final class DatabaseClock implements InstantSource, AutoCloseable {
   }
 
   /**
-   * Measures the offset once and starts refreshing it.
+   * Measures the offset once and starts refreshing it, reading the server's clock with {@code
+   * query} (the dialect's {@code serverClock()}: one row, epoch milliseconds).
    *
    * @throws StoreException if the first measurement fails
    */
-  public static DatabaseClock start(DataSource dataSource) {
-    return start(dataSource, TimeUnit.SECONDS.toMillis(REFRESH_SECONDS));
+  public static DatabaseClock start(DataSource dataSource, String query) {
+    return start(dataSource, query, TimeUnit.SECONDS.toMillis(REFRESH_SECONDS));
   }
 
-  /** Starts as {@link #start(DataSource)} does, refreshing every {@code refreshMillis}. */
-  static DatabaseClock start(DataSource dataSource, long refreshMillis) {
-    DatabaseClock clock = new DatabaseClock(dataSource);
+  /** Starts as {@link #start(DataSource, String)} does, refreshing every {@code refreshMillis}. */
+  static DatabaseClock start(DataSource dataSource, String query, long refreshMillis) {
+    DatabaseClock clock = new DatabaseClock(dataSource, query);
     try {
       clock.offsetMillis = clock.measure();
     } catch (SQLException e) {
@@ -89,9 +92,7 @@ public final class DatabaseClock implements InstantSource, AutoCloseable {
 
   private long measure() throws SQLException {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)")) {
+        PreparedStatement ps = c.prepareStatement(query)) {
       long before = System.currentTimeMillis();
       try (ResultSet rs = ps.executeQuery()) {
         long after = System.currentTimeMillis();

@@ -1,7 +1,6 @@
 package dev.onceonly.internal.db;
 
 import dev.onceonly.SchemaVersionException;
-import dev.onceonly.sql.Dialect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -175,7 +174,7 @@ public final class Migrator {
             + prefix
             + "schema_version (version INTEGER NOT NULL PRIMARY KEY,"
             + " description TEXT NOT NULL, applied_at "
-            + (database.dialect() == Dialect.POSTGRESQL ? "TIMESTAMPTZ" : "BIGINT")
+            + database.sql().instantType()
             + " NOT NULL)");
     int found = currentVersion(c);
     if (found > latestVersion()) {
@@ -198,11 +197,7 @@ public final class Migrator {
    */
   private int recordedVersion(Connection c) throws SQLException {
     String table = prefix + "schema_version";
-    String exists =
-        database.dialect() == Dialect.POSTGRESQL
-            ? "SELECT to_regclass(?) IS NOT NULL" // resolved through search_path, as queries are
-            : "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?";
-    try (PreparedStatement ps = c.prepareStatement(exists)) {
+    try (PreparedStatement ps = c.prepareStatement(database.sql().tableExists())) {
       ps.setString(1, table);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next() || !rs.getBoolean(1)) {

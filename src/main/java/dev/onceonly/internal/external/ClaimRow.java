@@ -5,7 +5,7 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.external.ClaimRecord;
 import dev.onceonly.external.ClaimState;
 import dev.onceonly.external.FailureClass;
-import dev.onceonly.internal.db.InstantColumns;
+import dev.onceonly.internal.dialect.InstantColumns;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;

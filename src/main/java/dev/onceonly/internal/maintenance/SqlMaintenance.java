@@ -8,7 +8,6 @@ import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.maintenance.StoreStatus.PendingIntent;
 import dev.onceonly.maintenance.StoreStatus.QueueCounts;
-import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,8 +15,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -305,21 +302,12 @@ public final class SqlMaintenance implements Maintenance {
     return out;
   }
 
-  /** Binds an instant: epoch millis on SQLite, {@code timestamptz} at UTC on PostgreSQL. */
   private void bind(PreparedStatement ps, int i, Instant at) throws SQLException {
-    if (database.dialect() == Dialect.POSTGRESQL) {
-      ps.setObject(i, OffsetDateTime.ofInstant(at, ZoneOffset.UTC));
-    } else {
-      ps.setLong(i, at.toEpochMilli());
-    }
+    database.times().set(ps, i, at.toEpochMilli());
   }
 
   private Instant instant(ResultSet rs, int i) throws SQLException {
-    if (database.dialect() == Dialect.POSTGRESQL) {
-      OffsetDateTime t = rs.getObject(i, OffsetDateTime.class);
-      return t == null ? null : t.toInstant();
-    }
-    long millis = rs.getLong(i);
-    return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
+    Long millis = database.times().getNullable(rs, i);
+    return millis == null ? null : Instant.ofEpochMilli(millis);
   }
 }

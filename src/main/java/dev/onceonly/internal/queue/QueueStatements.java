@@ -1,7 +1,7 @@
 package dev.onceonly.internal.queue;
 
 import dev.onceonly.internal.db.StatementCache;
-import dev.onceonly.sql.Dialect;
+import dev.onceonly.internal.dialect.SqlDialect;
 import java.lang.invoke.MethodHandles;
 
 /** Every SQL statement of the job queue, built once for a table prefix. */
@@ -28,31 +28,23 @@ final class QueueStatements {
   final String depth;
   final String nextDue;
 
-  /**
-   * Whether {@link #claim} takes its parameters as (queue, now, max, until, now), the PostgreSQL
-   * form, instead of (until, now, queue, now, max).
-   */
-  final boolean claimDueFirst;
-
-  QueueStatements(String p, Dialect dialect) {
+  QueueStatements(String p, SqlDialect dialect) {
     String m = p + "messages";
-    boolean pg = dialect == Dialect.POSTGRESQL;
-    claimDueFirst = pg;
     insertMessage =
         "INSERT INTO "
             + m
             + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (queue, message_key) DO NOTHING";
     messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
-    claim = pg ? postgresClaim(m) : sqliteClaim(m);
+    claim = dialect.claim(m);
     ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
     renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
     reschedule =
         "UPDATE "
             + m
-            + (pg
-                ? " SET deliver_at = ?, attempts = GREATEST(attempts - 1, 0),"
-                : " SET deliver_at = ?, attempts = MAX(attempts - 1, 0),")
+            + " SET deliver_at = ?, attempts = "
+            + dialect.decrementToZero("attempts")
+            + ","
             + " fence = fence + 1,"
             + " first_claimed_at = NULL WHERE id = ? AND fence = ?";
     attempts =
@@ -86,7 +78,8 @@ final class QueueStatements {
             + m
             + " x ON x.queue = d.queue AND x.message_key = d.message_key"
             + " WHERE x.id = ? AND x.fence = ? AND d.payload_ref"
-            + (pg ? " IS DISTINCT FROM" : " IS NOT")
+            + " "
+            + dialect.distinctFrom()
             + " x.payload_ref)";
     insertPayload =
         "INSERT INTO " + p + "payloads (payload_ref, body, created_at) VALUES (?, ?, ?)";
@@ -117,37 +110,5 @@ final class QueueStatements {
     depth = "SELECT COUNT(*) FROM " + m + " WHERE queue = ?";
     nextDue = "SELECT MIN(deliver_at) FROM " + m + " WHERE queue = ?";
     StatementCache.registerFields(this, MethodHandles.lookup());
-  }
-
-  private static String sqliteClaim(String m) {
-    // SQLite runs this under BEGIN IMMEDIATE: no other writer can claim the same rows.
-    return "UPDATE "
-        + m
-        + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1,"
-        + " first_claimed_at = COALESCE(first_claimed_at, ?)"
-        + " WHERE id IN (SELECT id FROM "
-        + m
-        + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?)"
-        + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
-        + " last_error";
-  }
-
-  /**
-   * One statement: lock the due rows nobody else has locked ({@code SKIP LOCKED}, so concurrent
-   * receivers take disjoint rows instead of queueing behind each other), move them to the end of
-   * the lease and bump their fence, and return them in due order.
-   */
-  private static String postgresClaim(String m) {
-    return "WITH due AS (SELECT id, deliver_at AS due_at FROM "
-        + m
-        + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?"
-        + " FOR UPDATE SKIP LOCKED), claimed AS (UPDATE "
-        + m
-        + " x SET deliver_at = ?, fence = x.fence + 1, attempts = x.attempts + 1,"
-        + " first_claimed_at = COALESCE(x.first_claimed_at, ?) FROM due WHERE x.id = due.id"
-        + " RETURNING x.id, x.message_key, x.payload, x.payload_ref, x.fence, x.attempts,"
-        + " x.created_at, x.last_error, due.due_at)"
-        + " SELECT id, message_key, payload, payload_ref, fence, attempts, created_at, last_error"
-        + " FROM claimed ORDER BY due_at, id";
   }
 }

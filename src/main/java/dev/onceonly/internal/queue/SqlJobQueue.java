@@ -7,7 +7,7 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.EffectConnection;
-import dev.onceonly.internal.db.InstantColumns;
+import dev.onceonly.internal.dialect.InstantColumns;
 import dev.onceonly.internal.jcs.Fingerprints;
 import dev.onceonly.internal.receipts.SqlIntentStore;
 import dev.onceonly.internal.receipts.SqlRejectionStore;
@@ -70,7 +70,7 @@ public final class SqlJobQueue implements JobQueue {
       QueueSignals signals,
       String notifyChannel) {
     this.core = core;
-    this.sql = new QueueStatements(prefix, core.database().dialect());
+    this.sql = new QueueStatements(prefix, core.database().sql());
     this.times = core.times();
     this.policy = Objects.requireNonNull(policy, "policy");
     this.signals = signals;
@@ -234,19 +234,7 @@ public final class SqlJobQueue implements JobQueue {
     List<Delivery> out = new ArrayList<>();
     List<Object[]> exhausted = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql.claim)) {
-      if (sql.claimDueFirst) {
-        ps.setString(1, queue);
-        times.set(ps, 2, now.toEpochMilli());
-        ps.setInt(3, max);
-        times.set(ps, 4, until.toEpochMilli());
-        times.set(ps, 5, now.toEpochMilli());
-      } else {
-        times.set(ps, 1, until.toEpochMilli());
-        times.set(ps, 2, now.toEpochMilli());
-        ps.setString(3, queue);
-        times.set(ps, 4, now.toEpochMilli());
-        ps.setInt(5, max);
-      }
+      core.database().sql().bindClaim(ps, queue, now.toEpochMilli(), max, until.toEpochMilli());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           Lease l = new Lease(queue, rs.getString(2), rs.getLong(1), rs.getLong(5), until);

@@ -10,7 +10,7 @@ import dev.onceonly.Receipt;
 import dev.onceonly.ReceiptStore;
 import dev.onceonly.UnstorableResultException;
 import dev.onceonly.internal.db.EffectConnection;
-import dev.onceonly.internal.db.InstantColumns;
+import dev.onceonly.internal.dialect.InstantColumns;
 import dev.onceonly.internal.jcs.Jcs;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -5,8 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.IntentKey;
 import dev.onceonly.internal.db.Database;
-import dev.onceonly.internal.db.InstantColumns;
-import dev.onceonly.sql.Dialect;
+import dev.onceonly.internal.dialect.InstantColumns;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -82,7 +81,7 @@ public record StoreContext(
    * unrelated keys wait for each other, never lets one key's steps run together.
    */
   public void lockKey(Connection c, String table, IntentKey key) throws SQLException {
-    if (database.dialect() != Dialect.POSTGRESQL) {
+    if (!database.sql().locksKeys()) {
       return; // before building the lock's name: SQLite's hot path allocates nothing here
     }
     database.lockKey(c, sql.lockSpace + table.hashCode(), key.scope() + '\0' + key.key());

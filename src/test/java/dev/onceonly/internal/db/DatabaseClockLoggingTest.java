@@ -2,6 +2,8 @@ package dev.onceonly.internal.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceonly.internal.dialect.SqlDialect;
+import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.LogCapture;
@@ -28,7 +30,11 @@ class DatabaseClockLoggingTest {
     DataSource server = EmbeddedPg.server().getPostgresDatabase();
     SwitchingDataSource switching = new SwitchingDataSource(server);
 
-    try (DatabaseClock clock = DatabaseClock.start(switching.dataSource(), 20)) {
+    try (DatabaseClock clock =
+        DatabaseClock.start(
+            switching.dataSource(),
+            SqlDialect.of(Dialect.POSTGRESQL).serverClock().orElseThrow(),
+            20)) {
       switching.pointAt(SwitchingDataSource.refusedPostgres());
       int from = switching.connects();
       Eventually.await(

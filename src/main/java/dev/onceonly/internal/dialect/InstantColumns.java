@@ -1,6 +1,5 @@
-package dev.onceonly.internal.db;
+package dev.onceonly.internal.dialect;
 
-import dev.onceonly.sql.Dialect;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,12 +24,8 @@ public final class InstantColumns {
     this.timestamptz = timestamptz;
   }
 
-  private static final InstantColumns MILLIS = new InstantColumns(false);
-  private static final InstantColumns TIMESTAMPTZ = new InstantColumns(true);
-
-  static InstantColumns of(Dialect dialect) {
-    return dialect == Dialect.POSTGRESQL ? TIMESTAMPTZ : MILLIS;
-  }
+  static final InstantColumns MILLIS = new InstantColumns(false);
+  static final InstantColumns TIMESTAMPTZ = new InstantColumns(true);
 
   /** Binds the instant {@code millis} (epoch milliseconds). */
   public void set(PreparedStatement ps, int i, long millis) throws SQLException {

@@ -1,12 +1,8 @@
-package dev.onceonly.internal.db;
+package dev.onceonly.sql;
 
 import java.io.File;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
-import org.sqlite.SQLiteConfig;
 
 /**
  * Builds the JDBC URL of a SQLite file so that the driver opens exactly that file.
@@ -16,6 +12,16 @@ import org.sqlite.SQLiteConfig;
  * data?cache_size=1} breaks the open. A {@code file:} URI whose path escapes every byte outside RFC
  * 3986's unreserved set has no {@code ?} or {@code #} left for the driver or SQLite to split on;
  * SQLite decodes the escapes back to the file's name (UTF-8 bytes for non-ASCII letters).
+ *
+ * <p>OnceOnly opens its SQLite files by this URL. Use it for the application's own connections to
+ * the same file (its business tables, a pool for {@code OnceOnly.Builder.dataSource}), so that both
+ * reach the very same file whatever characters its name holds:
+ *
+ * <pre>{@code
+ * try (Connection c = DriverManager.getConnection(SqliteUrls.jdbcUrl(Path.of("data", "app.db")))) {
+ *   ...
+ * }
+ * }</pre>
  */
 public final class SqliteUrls {
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -23,24 +29,8 @@ public final class SqliteUrls {
   private SqliteUrls() {}
 
   /**
-   * Opens a connection to exactly this file, creating it if missing.
-   *
-   * @param config the connection's settings
-   * @param file the database file; its folder must exist
-   * @return the connection
-   * @throws SQLException if the folder is missing or SQLite cannot open the file
-   */
-  public static Connection open(SQLiteConfig config, Path file) throws SQLException {
-    Path folder = file.toAbsolutePath().getParent();
-    if (folder != null && !Files.isDirectory(folder)) {
-      // SQLite itself would only say "unable to open database file"
-      throw new SQLException("no folder " + folder + " for the database file " + file);
-    }
-    return config.createConnection(jdbcUrl(file));
-  }
-
-  /**
-   * Returns {@code jdbc:sqlite:file:/...} for a file, its absolute path escaped.
+   * Returns {@code jdbc:sqlite:file:/...} for a file, its absolute path escaped. Settings the
+   * driver reads from the URL cannot be appended to it; pass them as connection properties.
    *
    * @param file the database file, relative to the working directory or absolute
    * @return the JDBC URL
