@@ -13,19 +13,18 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * bound, by the same checks as {@link OnceOnly.Builder} and {@link RetryPolicy.Builder}, and a bad
  * one fails the start with a message naming the property and its bound.
  *
- * @param tablePrefix prefix of every table name ({@link OnceOnly.Builder#tablePrefix})
+ * @param tablePrefix prefix of every table name (OnceOnly.Builder.tablePrefix)
  * @param migrations whether opening applies the schema migrations, only validates the version, or
- *     does neither ({@link OnceOnly.Builder#migrations})
+ *     does neither (OnceOnly.Builder.migrations)
  * @param joinTransactions whether calls without a connection join the Spring transaction the
- *     calling thread is in on the application's data source ({@link SpringCurrentTransaction})
- * @param resultRetention how long a receipt's result is returned ({@link
- *     OnceOnly.Builder#resultRetention})
+ *     calling thread is in on the application's data source (SpringCurrentTransaction)
+ * @param resultRetention how long a receipt's result is returned (OnceOnly.Builder.resultRetention)
  * @param tombstoneRetention how much longer a fingerprint is kept; zero turns tombstones off
- *     ({@link OnceOnly.Builder#tombstoneRetention})
- * @param scopePattern what every scope must match ({@link OnceOnly.Builder#scopePattern})
- * @param keyPattern what every key must match ({@link OnceOnly.Builder#keyPattern})
- * @param safeToRepeat external operations whose provider deduplicates by the downstream key ({@link
- *     OnceOnly.Builder#safeToRepeat})
+ *     (OnceOnly.Builder.tombstoneRetention)
+ * @param scopePattern what every scope must match (OnceOnly.Builder.scopePattern)
+ * @param keyPattern what every key must match (OnceOnly.Builder.keyPattern)
+ * @param safeToRepeat external operations whose provider deduplicates by the downstream key
+ *     (OnceOnly.Builder.safeToRepeat)
  * @param canonicalizer the limits on every payload
  * @param rejections the bounds on recorded rejections
  * @param retry the retry policy of the workers' queue
@@ -210,8 +209,8 @@ public record OnceOnlyProperties(
    * take the write lock at the start and wait for it within {@code busy_timeout}.
    *
    * @param allowDeferredTransactions start even though the data source begins deferred transactions
-   *     (refused by default, since concurrent joined steps would fail with {@code SQLITE_BUSY});
-   *     then only a warning is logged
+   *     (refused by default, since concurrent joined steps would fail with SQLITE_BUSY); then only
+   *     a warning is logged
    */
   public record Sqlite(@DefaultValue("false") boolean allowDeferredTransactions) {}
 
@@ -221,8 +220,8 @@ public record OnceOnlyProperties(
    * @param lease default lease of each claim, renewed every third of it
    * @param shutdownTimeout default time a worker waits at shutdown for handlers in flight before it
    *     cancels them and releases their messages
-   * @param phase the {@link org.springframework.context.SmartLifecycle} phase the workers start and
-   *     stop in: started after and stopped before lower phases
+   * @param phase the org.springframework.context.SmartLifecycle phase the workers start and stop
+   *     in: started after and stopped before lower phases
    */
   public record Workers(
       @DefaultValue("30s") Duration lease,
