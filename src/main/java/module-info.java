@@ -11,18 +11,34 @@ module dev.onceonly {
   requires org.xerial.sqlitejdbc;
   requires static redis.clients.jedis;
   requires static info.picocli;
+  requires static spring.beans;
+  requires static spring.boot;
+  requires static spring.boot.actuator;
+  requires static spring.boot.autoconfigure;
+  requires static spring.context;
+  requires static spring.core;
+  requires static spring.jdbc;
+  requires static spring.tx;
 
   exports dev.onceonly;
   exports dev.onceonly.external;
   exports dev.onceonly.maintenance;
   exports dev.onceonly.queue;
   exports dev.onceonly.redis;
+  exports dev.onceonly.spring;
   exports dev.onceonly.sql;
 
   // The migration scripts, for Flyway and Liquibase on the module path: a named module's
   // resources are encapsulated unless their package is open. These packages hold only scripts.
   opens dev.onceonly.sql.sqlite;
   opens dev.onceonly.sql.postgresql;
+
+  // Spring reads the auto-configuration and binds the properties records reflectively.
+  opens dev.onceonly.spring to
+      spring.beans,
+      spring.context,
+      spring.core,
+      spring.boot;
 
   // The command-line tool is not API: picocli reads its commands and Jackson its records.
   opens dev.onceonly.cli to

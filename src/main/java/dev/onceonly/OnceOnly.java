@@ -390,6 +390,7 @@ public final class OnceOnly implements AutoCloseable {
     private DataSource listenForSends;
     private Migrations migrations = Migrations.APPLY;
     private JournalMode journalMode = JournalMode.WAL;
+    private CurrentTransaction currentTransaction;
 
     private Builder() {}
 
@@ -443,6 +444,23 @@ public final class OnceOnly implements AutoCloseable {
      */
     public Builder listenForSends(DataSource direct) {
       this.listenForSends = Objects.requireNonNull(direct, "direct");
+      return this;
+    }
+
+    /**
+     * Lets calls made without a connection take part in the transaction the calling thread is
+     * already in, found by {@code source} (Spring's, through {@code
+     * dev.onceonly.spring.SpringCurrentTransaction}): the caller's own writes, a receipts step and
+     * a send then commit together or not at all, with no {@link Connection} in the caller's code.
+     * Which calls join, and what {@link Outcome.Created} means then: {@link CurrentTransaction}.
+     * Default: none, every call runs in a transaction of its own. Needs a {@link #dataSource}, the
+     * one the caller's transactions run on.
+     *
+     * @param source finds the calling thread's transaction on this store's data source
+     * @return this builder
+     */
+    public Builder currentTransaction(CurrentTransaction source) {
+      this.currentTransaction = Objects.requireNonNull(source, "source");
       return this;
     }
 
@@ -717,13 +735,21 @@ public final class OnceOnly implements AutoCloseable {
      * the schema's version.
      *
      * @return the open store
-     * @throws IllegalStateException unless exactly one of sqlite, dataSource or connection is set
+     * @throws IllegalStateException unless exactly one of sqlite, dataSource or connection is set,
+     *     or if a {@link #currentTransaction} is set without a data source
      * @throws SchemaVersionException if the schema is newer than this library, or with {@link
      *     Migrations#VALIDATE} missing or older
      * @throws StoreException if the database cannot be opened or migrated
      */
     public OnceOnly build() {
+      if (currentTransaction != null && dataSource == null) {
+        throw new IllegalStateException(
+            "currentTransaction needs a dataSource: the caller's transactions run on one");
+      }
       Database database = openDatabase();
+      if (currentTransaction != null) {
+        database.callerTransactions(currentTransaction);
+      }
       DatabaseClock databaseClock = null;
       try {
         if (listenForSends != null && !database.sql().notifiesSends()) {

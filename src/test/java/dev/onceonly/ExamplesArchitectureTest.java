@@ -21,4 +21,14 @@ class ExamplesArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAPackage("dev.onceonly.internal..");
+
+  /** The Spring application whose code docs/spring.md shows uses the public API only. */
+  @ArchTest
+  static final ArchRule springExamplesUseThePublicApiOnly =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.onceonly.spring.app..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("dev.onceonly.internal..");
 }

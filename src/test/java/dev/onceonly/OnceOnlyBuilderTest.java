@@ -62,6 +62,19 @@ class OnceOnlyBuilderTest {
   }
 
   @Test
+  void aCurrentTransactionNeedsADataSourceAndNothingIsOpened() {
+    Path file = dir.resolve("joined.db");
+    OnceOnly.Builder b =
+        OnceOnly.builder().sqlite(file).currentTransaction(CurrentTransaction.none());
+    assertThatThrownBy(b::build)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("currentTransaction needs a dataSource: the caller's transactions run on one");
+    assertThat(file).doesNotExist();
+    assertThatThrownBy(() -> OnceOnly.builder().currentTransaction(null))
+        .isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
   void rejectionBoundsAreChecked() {
     OnceOnly.Builder b = OnceOnly.builder();
     assertThatThrownBy(() -> b.rejectionReasonChars(15))

@@ -324,7 +324,17 @@ public final class Worker implements AutoCloseable {
 
   private void fail(Job job, Throwable t) {
     if (job.result() != null) {
-      count(job.result()); // completed before throwing: the acknowledgement stands
+      // Completed before throwing: the acknowledgement stands, unless it joined a caller's
+      // transaction (a @Transactional handler) that this exception rolled back; then the message
+      // is delivered again once its lease runs out. Either way, say so.
+      count(job.result());
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the handler of "
+              + job.delivery().key()
+              + " threw after completing it; if its completion joined a transaction that rolled"
+              + " back, the message is delivered again after its lease",
+          t);
       return;
     }
     String error = t.getClass().getName() + ": " + t.getMessage();
@@ -384,10 +394,11 @@ public final class Worker implements AutoCloseable {
 
   private void renewAll() {
     for (Job job : inFlight) {
-      if (job.isCompleting() || job.isHandedOver()) {
+      if (job.isCompleting() || job.isHandedOver() || job.result() != null) {
         // Its completion holds the message (SQLite: the write lock; PostgreSQL: the row lock)
-        // until it commits or rolls back; a renewal would wait for it, and every other job's
-        // renewal behind it.
+        // until it commits or rolls back, inside a caller's transaction until that one ends; a
+        // renewal would wait for it, and every other job's renewal behind it. A job already
+        // completed has no lease left to renew.
         continue;
       }
       try {

@@ -25,7 +25,7 @@ public final class CallerTransactions {
   public static <T, X extends Exception> T run(
       Database database, OnceOnly.TransactionCallback<T, X> work) throws X {
     try {
-      return database.write(c -> lent(c, work));
+      return database.writeOrJoin(c -> lent(c, work));
     } catch (WorkFailed e) {
       throw CallerTransactions.<X>unwrap(e);
     }

@@ -1,5 +1,6 @@
 package dev.onceonly.internal.db;
 
+import dev.onceonly.CurrentTransaction;
 import dev.onceonly.StoreException;
 import dev.onceonly.internal.dialect.InstantColumns;
 import dev.onceonly.internal.dialect.SqlDialect;
@@ -23,6 +24,7 @@ public abstract class Database implements AutoCloseable {
   private final SqlDialect sql;
   private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> Boolean.FALSE);
   private final ThreadLocal<Connection> current = new ThreadLocal<>();
+  private volatile CurrentTransaction callerTransaction = CurrentTransaction.none();
 
   protected Database(Dialect dialect) {
     this.sql = SqlDialect.of(dialect);
@@ -78,6 +80,32 @@ public abstract class Database implements AutoCloseable {
   /** Runs {@code work} in a write transaction of its own and commits it. */
   public final <T> T write(Work<T> work) {
     return guarded(() -> inWriteTransaction(tracked(work)));
+  }
+
+  /**
+   * Sets where {@link #writeOrJoin} finds the transaction the calling thread is in. Set once,
+   * before the stores are used.
+   */
+  public final void callerTransactions(CurrentTransaction source) {
+    this.callerTransaction = java.util.Objects.requireNonNull(source, "source");
+  }
+
+  /**
+   * Runs {@code work} inside the transaction the calling thread is in (as {@link #join} does), or,
+   * when it is in none, in a write transaction of its own (as {@link #write} does). For the calls
+   * whose effect may belong to the caller's transaction; see {@link CurrentTransaction}.
+   */
+  public final <T> T writeOrJoin(Work<T> work) {
+    CurrentTransaction source = callerTransaction;
+    Connection transaction = source.connection();
+    if (transaction == null) {
+      return write(work);
+    }
+    try {
+      return join(transaction, work);
+    } finally {
+      source.release(transaction);
+    }
   }
 
   /** Runs {@code work} in auto-commit mode (reads). */

@@ -112,7 +112,7 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public SendResult send(Message message) {
     Prepared p = prepare(message);
-    SendResult result = core.database().write(c -> insert(c, p, null));
+    SendResult result = core.database().writeOrJoin(c -> insert(c, p, null));
     fireIfSent(result);
     return result;
   }
@@ -129,7 +129,7 @@ public final class SqlJobQueue implements JobQueue {
     List<Prepared> prepared = messages.stream().map(this::prepare).toList();
     List<SendResult> results =
         core.database()
-            .write(
+            .writeOrJoin(
                 c -> {
                   List<SendResult> out = new ArrayList<>(prepared.size());
                   for (Prepared p : prepared) {
@@ -160,7 +160,9 @@ public final class SqlJobQueue implements JobQueue {
     Prepared p = prepare(message);
     Database.Work<SendResult> work = c -> insert(c, p, body);
     SendResult result =
-        transaction == null ? core.database().write(work) : core.database().join(transaction, work);
+        transaction == null
+            ? core.database().writeOrJoin(work)
+            : core.database().join(transaction, work);
     fireIfSent(result);
     return result;
   }
@@ -286,7 +288,7 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public QueueResult ack(Lease lease) {
     Objects.requireNonNull(lease, "lease");
-    return core.database().write(c -> ackIn(c, lease));
+    return core.database().writeOrJoin(c -> ackIn(c, lease));
   }
 
   @Override
@@ -338,7 +340,7 @@ public final class SqlJobQueue implements JobQueue {
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(work, "work");
     try {
-      return core.database().write(c -> completeIn(c, lease, work));
+      return core.database().writeOrJoin(c -> completeIn(c, lease, work));
     } catch (WorkFailed e) {
       Throwable cause = e.getCause();
       for (Throwable s : e.getSuppressed()) {
@@ -423,7 +425,7 @@ public final class SqlJobQueue implements JobQueue {
   public List<QueueResult> ackAll(List<Lease> leases) {
     List<Lease> copy = List.copyOf(leases);
     return core.database()
-        .write(
+        .writeOrJoin(
             c -> {
               List<QueueResult> out = new ArrayList<>(copy.size());
               for (Lease l : copy) {
@@ -439,7 +441,7 @@ public final class SqlJobQueue implements JobQueue {
     List<Prepared> prepared = next.stream().map(this::prepare).toList();
     QueueResult result =
         core.database()
-            .write(
+            .writeOrJoin(
                 c -> {
                   QueueResult acked = ackIn(c, lease);
                   if (!(acked instanceof QueueResult.Completed)) {
@@ -469,7 +471,7 @@ public final class SqlJobQueue implements JobQueue {
   public boolean withdraw(String queue, String key) {
     check("queue", queue, QUEUE);
     check("key", key, KEY);
-    return core.database().write(c -> withdrawIn(c, queue, key));
+    return core.database().writeOrJoin(c -> withdrawIn(c, queue, key));
   }
 
   @Override

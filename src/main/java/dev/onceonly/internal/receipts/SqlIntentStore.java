@@ -29,7 +29,7 @@ public final class SqlIntentStore implements IntentStore {
   @Override
   public Registration register(IntentKey key, String operation, Object arguments) {
     RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
-    return core.database().write(c -> register(c, request));
+    return core.database().writeOrJoin(c -> register(c, request));
   }
 
   @Override

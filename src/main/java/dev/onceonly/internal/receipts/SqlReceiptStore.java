@@ -52,7 +52,7 @@ public final class SqlReceiptStore implements ReceiptStore {
       return settled;
     }
     try {
-      return core.database().write(c -> step(c, request, resultType, effect));
+      return core.database().writeOrJoin(c -> step(c, request, resultType, effect));
     } catch (EffectFailed e) {
       throw this.<X>unwrap(e);
     }

@@ -1,0 +1,57 @@
+package dev.onceonly.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a bean implementing {@link dev.onceonly.queue.Handler} as the handler of one queue: a
+ * {@link dev.onceonly.queue.Worker} runs it, started once the context is refreshed and closed
+ * gracefully when it closes ({@link OnceOnlyWorkers}).
+ *
+ * <p>The handler may be {@code @Transactional}: then whatever it writes through Spring (a {@code
+ * JdbcTemplate}, a repository) is in one transaction with what it does through OnceOnly, and {@link
+ * dev.onceonly.queue.Job#completeWith} inside it acknowledges the message in that same transaction:
+ * the handler's writes and the acknowledgement commit together, or neither does and the message is
+ * delivered again. Without {@code completeWith} the worker acknowledges after the handler returned,
+ * in a transaction of its own, so a crash in between delivers the message again after the handler's
+ * writes committed: make them idempotent with a receipts step.
+ */
+// Spring's types are the application's, which requires Spring itself: nothing to re-export.
+@SuppressWarnings("exports")
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface OnceOnlyHandler {
+  /**
+   * The queue to handle.
+   *
+   * @return the queue's name
+   */
+  String queue();
+
+  /**
+   * The number of handler threads.
+   *
+   * @return at least 1; default 1
+   */
+  int threads() default 1;
+
+  /**
+   * The lease of each claim, as a Spring Boot duration ({@code 30s}, {@code PT1M}); empty for
+   * {@code onceonly.workers.lease}.
+   *
+   * @return the lease, or empty
+   */
+  String lease() default "";
+
+  /**
+   * How long closing the context waits for handlers in flight before cancelling them and releasing
+   * their messages, as a duration; empty for {@code onceonly.workers.shutdown-timeout}.
+   *
+   * @return the timeout, or empty
+   */
+  String shutdownTimeout() default "";
+}

@@ -1,0 +1,142 @@
+package dev.onceonly.spring;
+
+import dev.onceonly.OnceOnly;
+import dev.onceonly.queue.Handler;
+import dev.onceonly.queue.JobQueue;
+import dev.onceonly.queue.Worker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Runs a {@link Worker} for every bean annotated {@link OnceOnlyHandler}: started when the context
+ * has been refreshed (every singleton exists, so handlers find what they need), closed when the
+ * context closes, before the data source is. Closing stops the claims, waits up to each worker's
+ * shutdown timeout for handlers in flight, then cancels the rest and releases their messages for
+ * immediate redelivery (see {@link Worker#close()}); the workers close in parallel. The phase is
+ * {@code onceonly.workers.phase}: by default the last to start and the first to stop. Thread-safe.
+ */
+// Spring's types are the application's, which requires Spring itself: nothing to re-export.
+@SuppressWarnings("exports")
+public final class OnceOnlyWorkers implements SmartLifecycle {
+  private final ListableBeanFactory beans;
+  private final OnceOnly once;
+  private final OnceOnlyProperties properties;
+  private final Map<String, Worker> running = Collections.synchronizedMap(new LinkedHashMap<>());
+  private volatile boolean started;
+
+  /**
+   * Creates the workers' lifecycle; nothing runs before {@link #start()}.
+   *
+   * @param beans where the handler beans are found
+   * @param once the store whose queue the workers claim from
+   * @param properties the defaults of lease, shutdown timeout, retry policy and phase
+   */
+  public OnceOnlyWorkers(ListableBeanFactory beans, OnceOnly once, OnceOnlyProperties properties) {
+    this.beans = Objects.requireNonNull(beans, "beans");
+    this.once = Objects.requireNonNull(once, "once");
+    this.properties = Objects.requireNonNull(properties, "properties");
+  }
+
+  /**
+   * Builds and starts one worker per handler bean.
+   *
+   * @throws IllegalStateException if an annotated bean is no {@link Handler}, or its annotation
+   *     holds a bad value (the message names the bean); workers already started are closed
+   */
+  @Override
+  public synchronized void start() {
+    if (started) {
+      return;
+    }
+    JobQueue queue = once.queue(properties.retry().build());
+    try {
+      for (String name : beans.getBeanNamesForAnnotation(OnceOnlyHandler.class)) {
+        running.put(name, worker(queue, name).start());
+      }
+    } catch (RuntimeException e) {
+      closeAll();
+      throw e;
+    }
+    started = true;
+  }
+
+  private Worker worker(JobQueue queue, String name) {
+    OnceOnlyHandler spec = beans.findAnnotationOnBean(name, OnceOnlyHandler.class);
+    Object bean = beans.getBean(name);
+    if (!(bean instanceof Handler handler)) {
+      throw new IllegalStateException(
+          "bean '" + name + "' is annotated @OnceOnlyHandler but is no " + Handler.class.getName());
+    }
+    try {
+      return Worker.builder(queue, spec.queue(), handler)
+          .threads(spec.threads())
+          .lease(duration(spec.lease(), properties.workers().lease()))
+          .shutdownTimeout(duration(spec.shutdownTimeout(), properties.workers().shutdownTimeout()))
+          .build();
+    } catch (IllegalArgumentException | NullPointerException e) {
+      // DurationStyle's refusal of a bad duration is an IllegalArgumentException too
+      throw new IllegalStateException(
+          "@OnceOnlyHandler on bean '" + name + "': " + e.getMessage(), e);
+    }
+  }
+
+  private static Duration duration(String value, Duration fallback) {
+    return value.isEmpty() ? fallback : DurationStyle.detectAndParse(value);
+  }
+
+  /** Closes every worker, in parallel, each within its shutdown timeout. */
+  @Override
+  public synchronized void stop() {
+    closeAll();
+    started = false;
+  }
+
+  private void closeAll() {
+    List<Thread> closing = new ArrayList<>();
+    synchronized (running) {
+      for (Map.Entry<String, Worker> e : running.entrySet()) {
+        Thread t = new Thread(e.getValue()::close, "onceonly-close-" + e.getKey());
+        t.start();
+        closing.add(t);
+      }
+      running.clear();
+    }
+    for (Thread t : closing) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  @Override
+  public boolean isRunning() {
+    return started;
+  }
+
+  @Override
+  public int getPhase() {
+    return properties.workers().phase();
+  }
+
+  /**
+   * Returns the running workers by the name of their handler bean, for their counters.
+   *
+   * @return an immutable copy; empty before start and after stop
+   */
+  public Map<String, Worker> workers() {
+    synchronized (running) {
+      return Map.copyOf(running);
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package dev.onceonly.spring;
+
+import dev.onceonly.testing.EmbeddedPg;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
+
+/** {@link SpringTransactionJoinContract} on the embedded PostgreSQL, a database of its own. */
+class PostgresSpringTransactionTest extends SpringTransactionJoinContract {
+  private final String database = EmbeddedPg.newDatabase("spring_join");
+
+  @Override
+  Map<String, Object> properties() {
+    return Map.of(
+        "spring.datasource.url",
+        EmbeddedPg.url(database),
+        "spring.datasource.username",
+        "postgres",
+        "spring.datasource.hikari.connection-init-sql",
+        EmbeddedPg.SET_TIME_ZONE,
+        "spring.datasource.hikari.maximum-pool-size",
+        "12");
+  }
+
+  @Override
+  Connection connect() throws SQLException {
+    return EmbeddedPg.connect(database);
+  }
+}

@@ -1,0 +1,48 @@
+package dev.onceonly.spring.app;
+
+import dev.onceonly.queue.Handler;
+import dev.onceonly.queue.Job;
+import dev.onceonly.spring.OnceOnlyHandler;
+import java.util.concurrent.CountDownLatch;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
+
+/** Ships what the shop sold: one row per message, committed with its acknowledgement. */
+// ---- docs/spring.md, a worker bean ----
+@Component
+@OnceOnlyHandler(queue = "shipping", threads = 2)
+public class ShippingHandler implements Handler {
+  private final JdbcTemplate jdbc;
+
+  public ShippingHandler(JdbcTemplate jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  @Override
+  @Transactional(rollbackFor = Exception.class) // a checked exception rolls back too
+  public void handle(Job job) throws Exception {
+    String item = job.payload().get("item").asText();
+    Gate.pass(item);
+    jdbc.update(
+        "INSERT INTO shipments (message_key, item) VALUES (?, ?)", job.delivery().key(), item);
+    job.completeWith(tx -> null); // the acknowledgement joins this transaction: both or neither
+  }
+}
+
+// ---- end of the docs/spring.md worker bean ----
+
+/** Holds the handler of the item {@code "slow"} until the test lets it go. */
+final class Gate {
+  static volatile CountDownLatch entered = new CountDownLatch(1);
+  static volatile CountDownLatch release = new CountDownLatch(0);
+
+  private Gate() {}
+
+  static void pass(String item) throws InterruptedException {
+    if (item.equals("slow")) {
+      entered.countDown();
+      release.await();
+    }
+  }
+}
