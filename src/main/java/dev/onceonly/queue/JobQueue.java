@@ -143,12 +143,13 @@ public interface JobQueue {
 
   /**
    * Completes many jobs in one transaction, so that their acknowledgements and their work share one
-   * commit. Each completion runs as {@link #complete} would, in order, under a savepoint of its
-   * own: the fenced acknowledgement first, then its work only if that succeeded. A completion whose
-   * lease was lost changes nothing ({@link QueueResult.LeaseLost}); one whose work throws is rolled
-   * back alone ({@link QueueResult.WorkFailed}: neither its work nor its acknowledgement commits,
-   * and the message stays leased); the others commit together. Nothing is committed if the
-   * transaction itself fails, which is thrown.
+   * commit. Each completion runs as {@link #complete} would, in order: the fenced acknowledgement
+   * first, then its work only if that succeeded. A completion whose lease was lost changes nothing
+   * ({@link QueueResult.LeaseLost}); one whose work throws is left out ({@link
+   * QueueResult.WorkFailed}: neither its work nor its acknowledgement commits, and the message
+   * stays leased) and the others commit together: the transaction is rolled back and run again
+   * without it, so the other works may run more than once, and must use only the connection they
+   * are given. Nothing is committed if the transaction itself fails, which is thrown.
    *
    * @param completions the jobs, at most one per message
    * @return one result per completion, in order: {@link QueueResult.Completed}, {@link

@@ -381,43 +381,56 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public List<QueueResult> completeAll(List<Completion> completions) {
     List<Completion> copy = List.copyOf(completions);
-    return core.database()
-        .write(
-            c -> {
-              List<QueueResult> out = new ArrayList<>(copy.size());
-              for (Completion each : copy) {
-                out.add(completeUnderSavepoint(c, each));
-              }
-              return out;
-            });
-  }
-
-  /**
-   * Runs one completion of a batch under a savepoint: what it did is rolled back alone if its work
-   * throws, and the others still commit. A failure of the connection itself (a savepoint that
-   * cannot be set or rolled back to) fails the whole batch.
-   */
-  private QueueResult completeUnderSavepoint(Connection c, Completion completion)
-      throws SQLException {
-    execute(c, "SAVEPOINT onceonly_completion");
-    try {
-      QueueResult r =
-          completion.work() == null
-              ? ackIn(c, completion.lease())
-              : completeIn(c, completion.lease(), completion.work());
-      execute(c, "RELEASE SAVEPOINT onceonly_completion");
-      return r;
-    } catch (RuntimeException e) { // the work's own failure, wrapped or unchecked
-      execute(c, "ROLLBACK TO SAVEPOINT onceonly_completion");
-      execute(c, "RELEASE SAVEPOINT onceonly_completion");
-      Exception cause = e instanceof WorkFailed w ? (Exception) w.getCause() : e;
-      return new QueueResult.WorkFailed(completion.lease().key(), cause);
+    QueueResult[] failed = new QueueResult[copy.size()];
+    while (true) {
+      try {
+        return core.database().write(c -> completeEach(c, copy, failed));
+      } catch (BatchWorkFailed f) {
+        // The transaction rolled back; run the others again without the failed one.
+        failed[f.index] = new QueueResult.WorkFailed(copy.get(f.index).lease().key(), f.failure);
+      }
     }
   }
 
-  private static void execute(Connection c, String sql) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.execute();
+  /**
+   * Runs every completion of a batch not already known to fail, in one transaction and without
+   * savepoints (the common case: nothing fails, one round trip per statement). A work that throws
+   * aborts the whole transaction through {@link BatchWorkFailed}; {@link #completeAll} records it
+   * and runs the rest again, so at most one more transaction per failing work.
+   */
+  private List<QueueResult> completeEach(
+      Connection c, List<Completion> completions, QueueResult[] failed) throws SQLException {
+    List<QueueResult> out = new ArrayList<>(completions.size());
+    for (int i = 0; i < completions.size(); i++) {
+      Completion each = completions.get(i);
+      if (failed[i] != null) {
+        out.add(failed[i]);
+      } else if (each.work() == null) {
+        out.add(ackIn(c, each.lease()));
+      } else {
+        try {
+          out.add(completeIn(c, each.lease(), each.work()));
+        } catch (RuntimeException e) { // the work's own failure, wrapped or unchecked
+          throw new BatchWorkFailed(i, e instanceof WorkFailed w ? (Exception) w.getCause() : e);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Aborts a batch's transaction for one completion whose work threw. Its cause is that failure, so
+   * a serialization failure or deadlock inside a work still makes the whole batch run again.
+   */
+  private static final class BatchWorkFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final int index;
+    final Exception failure;
+
+    BatchWorkFailed(int index, Exception failure) {
+      super(failure.getMessage(), failure, true, false);
+      this.index = index;
+      this.failure = failure;
     }
   }
 
