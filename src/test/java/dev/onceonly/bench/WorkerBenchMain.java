@@ -43,7 +43,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code drainN=20000} (jobs queued before a drain), {@code n=10000000} (the most jobs sent in a
  * send or live run), {@code samples=200} and {@code spacingMs=100} (latency), {@code
  * only=FULL_drain,live} (cases whose title contains one of these, an underscore standing for a
- * space).
+ * space), {@code skip=JobRunr} (leave out the systems whose name contains one of these).
  */
 public final class WorkerBenchMain {
   private WorkerBenchMain() {}
@@ -96,7 +96,8 @@ public final class WorkerBenchMain {
       long n,
       int samples,
       int spacingMs,
-      List<String> only) {
+      List<String> only,
+      List<String> skip) {
     static Settings parse(String[] args) {
       Map<String, String> a = new LinkedHashMap<>();
       for (String arg : args) {
@@ -113,6 +114,9 @@ public final class WorkerBenchMain {
           Integer.parseInt(a.getOrDefault("spacingMs", quick ? "20" : "100")),
           a.containsKey("only")
               ? Arrays.asList(a.get("only").replace('_', ' ').split(","))
+              : List.of(),
+          a.containsKey("skip")
+              ? Arrays.asList(a.get("skip").replace('_', ' ').split(","))
               : List.of());
     }
   }
@@ -166,9 +170,13 @@ public final class WorkerBenchMain {
       if (!s.only().isEmpty() && s.only().stream().noneMatch(c.title()::contains)) {
         continue;
       }
-      List<Sut> order = new ArrayList<>(c.systems());
+      List<Sut> systems =
+          c.systems().stream()
+              .filter(x -> s.skip().stream().noneMatch(x.name()::contains))
+              .toList();
+      List<Sut> order = new ArrayList<>(systems);
       if (!s.quick()) {
-        List<Sut> back = new ArrayList<>(c.systems());
+        List<Sut> back = new ArrayList<>(systems);
         java.util.Collections.reverse(back);
         order.addAll(back);
       }
