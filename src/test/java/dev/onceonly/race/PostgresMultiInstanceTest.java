@@ -12,8 +12,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Three application instances (child JVMs, each with its own HikariCP pool) on one PostgreSQL
@@ -35,8 +36,13 @@ class PostgresMultiInstanceTest {
     pg.close();
   }
 
-  @Test
-  void threeInstancesOneKilledEveryIntentHasExactlyOneEffect() throws Exception {
+  /**
+   * {@code with}: each handler commits its effect with {@code completeWith}; {@code later}: with
+   * {@code completeLater}, so the victim dies with handed-over batches not yet committed.
+   */
+  @ParameterizedTest(name = "complete{0}")
+  @ValueSource(strings = {"with", "later"})
+  void threeInstancesOneKilledEveryIntentHasExactlyOneEffect(String complete) throws Exception {
     // No unique constraint on purpose: only the receipts keep an effect from committing twice.
     pg.exec("CREATE TABLE effects (message_key TEXT NOT NULL, holder TEXT NOT NULL)");
     // Migrate once up front; the instances then race only on the queue and the receipts.
@@ -47,7 +53,7 @@ class PostgresMultiInstanceTest {
     try (ChildJvm.Group group = new ChildJvm.Group()) {
       List<ChildJvm> instances = new ArrayList<>();
       for (String name : List.of("a", "b", "victim")) {
-        instances.add(group.add(start(name, url)));
+        instances.add(group.add(start(name, url, complete)));
       }
       for (ChildJvm child : instances) {
         child.awaitLine("ready", TIMEOUT);
@@ -56,7 +62,7 @@ class PostgresMultiInstanceTest {
       // Killed mid-run: it has made effects and still has sends ahead of it.
       victim.awaitLine("done worker=victim n=100", TIMEOUT);
       victim.kill();
-      ChildJvm replacement = group.add(start("replacement", url));
+      ChildJvm replacement = group.add(start("replacement", url, complete));
       replacement.awaitLine("ready", TIMEOUT);
       for (ChildJvm child : List.of(instances.get(0), instances.get(1), replacement)) {
         child.awaitLine("sent-all", TIMEOUT);
@@ -91,7 +97,7 @@ class PostgresMultiInstanceTest {
     }
   }
 
-  private ChildJvm start(String name, String url) {
+  private ChildJvm start(String name, String url, String complete) {
     return ChildJvm.start(
         name,
         logs,
@@ -100,6 +106,7 @@ class PostgresMultiInstanceTest {
         "worker=" + name,
         "keys=" + KEYS,
         "threads=3",
-        "leaseMs=2000");
+        "leaseMs=2000",
+        "complete=" + complete);
   }
 }

@@ -2,6 +2,7 @@ package dev.onceonly.race;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.onceonly.Effect;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Message;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -29,9 +31,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code effects} row per key, in the transaction that acknowledges.
  *
  * <p>Arguments ({@code name=value}): {@code url}, {@code worker}, {@code keys}, {@code threads},
- * {@code leaseMs}. Prints {@code ready}, then {@code sent worker=... n=...} every 100 sends and
- * {@code done worker=... n=...} every 50 effects it made, and runs until stdin closes (the parent
- * closed it or died).
+ * {@code leaseMs}, {@code complete} ({@code with}, the default: {@code job.completeWith}, or {@code
+ * later}: {@code job.completeLater}, the worker's batched completion). Prints {@code ready}, then
+ * {@code sent worker=... n=...} every 100 sends and {@code done worker=... n=...} every 50 effects
+ * it made, and runs until stdin closes (the parent closed it or died).
  */
 public final class PostgresQueueWorkerMain {
   static final String QUEUE = "orders";
@@ -43,6 +46,7 @@ public final class PostgresQueueWorkerMain {
     ChildArgs args = ChildArgs.parse(argv);
     String worker = args.required("worker");
     int keys = Integer.parseInt(args.required("keys"));
+    boolean later = args.get("complete", "with").equals("later");
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(args.required("url"));
     config.setDataSourceProperties(EmbeddedPg.properties());
@@ -58,7 +62,7 @@ public final class PostgresQueueWorkerMain {
                     QUEUE,
                     job -> {
                       String key = job.delivery().key();
-                      job.completeWith(
+                      Effect<String, SQLException> work =
                           tx ->
                               once.receipts()
                                   .execute(
@@ -67,7 +71,13 @@ public final class PostgresQueueWorkerMain {
                                       "ship",
                                       Map.of("order", key),
                                       String.class,
-                                      c -> effect(c, key, worker, made)));
+                                      c -> effect(c, key, worker, made))
+                                  .toString();
+                      if (later) {
+                        job.completeLater(work);
+                      } else {
+                        job.completeWith(work);
+                      }
                     })
                 .threads(Integer.parseInt(args.get("threads", "3")))
                 .lease(Duration.ofMillis(Long.parseLong(args.get("leaseMs", "2000"))))
