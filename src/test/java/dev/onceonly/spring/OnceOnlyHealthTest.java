@@ -37,6 +37,8 @@ class OnceOnlyHealthTest {
       "org.springframework.boot.actuate.health.HealthIndicator";
   private static final String BOOT4_INDICATOR =
       "org.springframework.boot.health.contributor.HealthIndicator";
+  private static final String BOOT4_REGISTRY =
+      "org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration";
   private static final boolean BOOT4 = SpringBootVersion.getVersion().startsWith("4.");
 
   @TempDir Path dir;
@@ -102,6 +104,49 @@ class OnceOnlyHealthTest {
                   .containsExactly("onceOnlyHealthIndicator");
               assertThat(health(context).status()).isEqualTo("UP");
             });
+  }
+
+  /**
+   * Actuator's registry of health contributors names this one {@code onceOnly} on both lines. On
+   * Boot 4 the registry is the auto-configured bean of {@code spring-boot-health}; Boot 3's
+   * auto-configuration of it is in {@code spring-boot-actuator-autoconfigure}, which the library
+   * does not use, so there the registry is built as that auto-configuration builds it: from the
+   * context's contributors, named by Actuator's default naming.
+   */
+  @Test
+  void actuatorsRegistryNamesTheContributorOnceOnly() {
+    ApplicationContextRunner runner = runner(dir.resolve("registry.db"));
+    if (BOOT4) {
+      runner = runner.withConfiguration(AutoConfigurations.of(loadable(BOOT4_REGISTRY)));
+    }
+    runner.run(
+        context -> {
+          Object registry =
+              BOOT4 ? context.getBean("healthContributorRegistry") : boot3Registry(context);
+          Object contributor =
+              registry
+                  .getClass()
+                  .getMethod("getContributor", String.class)
+                  .invoke(registry, "onceOnly");
+          assertThat(contributor).isSameAs(context.getBean("onceOnlyHealthIndicator"));
+        });
+  }
+
+  private static Object boot3Registry(ApplicationContext context)
+      throws ReflectiveOperationException {
+    Class<?> contributor =
+        Class.forName("org.springframework.boot.actuate.health.HealthContributor");
+    return Class.forName("org.springframework.boot.actuate.health.DefaultHealthContributorRegistry")
+        .getConstructor(Map.class)
+        .newInstance(context.getBeansOfType(contributor));
+  }
+
+  private static Class<?> loadable(String name) {
+    try {
+      return Class.forName(name);
+    } catch (ClassNotFoundException e) {
+      throw new AssertionError(name + " is not on the test class path", e);
+    }
   }
 
   @Test
