@@ -15,6 +15,7 @@ module dev.onceonly {
   requires static spring.boot;
   requires static spring.boot.actuator;
   requires static spring.boot.autoconfigure;
+  requires static spring.boot.health;
   requires static spring.context;
   requires static spring.core;
   requires static spring.jdbc;

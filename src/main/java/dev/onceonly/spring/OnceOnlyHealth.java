@@ -10,9 +10,10 @@ import java.util.Map;
 
 /**
  * What the health indicator reports, read through the maintenance API and judged against {@link
- * OnceOnlyProperties.Health}, with no Spring Boot type in it (Actuator's types moved between Boot 3
- * and Boot 4). Down is only for what an operator must act on: a schema that is not this library's
- * version, and a threshold exceeded.
+ * OnceOnlyProperties.Health}, with no Spring Boot type in it: Actuator's types moved between Boot 3
+ * and Boot 4, and each line's indicator ({@code OnceOnlyHealthIndicator}, {@code
+ * OnceOnlyBoot4HealthIndicator}) only turns this into its {@code Health}. Down is only for what an
+ * operator must act on: a schema that is not this library's version, and a threshold exceeded.
  *
  * @param down whether an operator must act
  * @param details the figures and, under {@code problems}, what exceeded its bound

@@ -11,7 +11,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * Registers {@link OnceOnlyHealthIndicator} (health contributor {@code onceOnly}) when Spring Boot
  * 3's Actuator is on the class path and there is an {@link OnceOnly} bean. Spring Boot 4 moved the
- * health types to another package, so there this configuration backs off.
+ * health types to another module and package, so there this configuration backs off and {@link
+ * OnceOnlyBoot4HealthAutoConfiguration} registers Boot 4's indicator under the same name.
  */
 // Spring's types are the application's, which requires Spring itself: nothing to re-export.
 @SuppressWarnings("exports")

@@ -11,7 +11,8 @@ import org.springframework.boot.actuate.health.Health;
  * or the dead letters exceed their {@code onceonly.health.*} bound; otherwise {@code UP} with those
  * figures as details. A bound left unset is reported, never judged. A database that cannot be read
  * is {@code DOWN} with the error. For Spring Boot 3 (Actuator's {@code
- * org.springframework.boot.actuate.health}).
+ * org.springframework.boot.actuate.health}); on Spring Boot 4 the same health is {@link
+ * OnceOnlyBoot4HealthIndicator}.
  */
 // Spring's types are the application's, which requires Spring itself: nothing to re-export.
 @SuppressWarnings("exports")

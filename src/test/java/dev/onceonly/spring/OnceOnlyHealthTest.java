@@ -1,6 +1,7 @@
 package dev.onceonly.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
@@ -10,34 +11,142 @@ import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Message;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.sqlite.SQLiteConfig;
 
 /**
- * The health indicator in a real context on a SQLite file: {@code DOWN} while a dead letter or an
- * unknown external outcome exceeds its bound or the schema is not current, {@code UP} again once an
- * operator resolved it, with the figures as details.
+ * The health indicator in a real context on a SQLite file, on whichever Spring Boot line the test
+ * class path holds (Boot 3.5 by default, Boot 4.0 under {@code -Pspring-boot-4}): {@code DOWN}
+ * while a dead letter or an unknown external outcome exceeds its bound or the schema is not
+ * current, {@code UP} again once an operator resolved it, with the figures as details. Boot 3 and
+ * Boot 4 name the same Actuator types in different packages, so the health is read through their
+ * common methods ({@code health()}, {@code getStatus().getCode()}, {@code getDetails()}).
  */
 class OnceOnlyHealthTest {
+  private static final String BOOT3_INDICATOR =
+      "org.springframework.boot.actuate.health.HealthIndicator";
+  private static final String BOOT4_INDICATOR =
+      "org.springframework.boot.health.contributor.HealthIndicator";
+  private static final String BOOT4_REGISTRY =
+      "org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration";
+  private static final boolean BOOT4 = SpringBootVersion.getVersion().startsWith("4.");
+
   @TempDir Path dir;
+
+  /** What Actuator reports for one contributor. */
+  private record Reported(String status, Map<String, Object> details) {}
 
   private ApplicationContextRunner runner(Path file) {
     return new ApplicationContextRunner()
-        .withConfiguration(
-            AutoConfigurations.of(
-                OnceOnlyAutoConfiguration.class, OnceOnlyHealthAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(healthAutoConfigurations()))
         .withBean(
             DataSource.class,
             () ->
                 OnceOnlyAutoConfigurationTest.sqlite(file, SQLiteConfig.TransactionMode.IMMEDIATE));
+  }
+
+  /**
+   * The auto-configuration and each health auto-configuration of the imports file that this build
+   * compiled: the library's jar holds both; the Boot 4 build leaves out the Boot 3 one, which does
+   * not compile there.
+   */
+  private static Class<?>[] healthAutoConfigurations() {
+    return Stream.of(
+            "dev.onceonly.spring.OnceOnlyAutoConfiguration",
+            "dev.onceonly.spring.OnceOnlyHealthAutoConfiguration",
+            "dev.onceonly.spring.OnceOnlyBoot4HealthAutoConfiguration")
+        .flatMap(
+            name -> {
+              try {
+                return Stream.of(Class.forName(name));
+              } catch (ClassNotFoundException notCompiled) {
+                return Stream.empty();
+              }
+            })
+        .toArray(Class<?>[]::new);
+  }
+
+  /** The health of the bean {@code onceOnlyHealthIndicator}, an indicator of this Boot line. */
+  private static Reported health(ApplicationContext context) throws ReflectiveOperationException {
+    Object indicator = context.getBean("onceOnlyHealthIndicator");
+    assertThat(indicator).isInstanceOf(Class.forName(BOOT4 ? BOOT4_INDICATOR : BOOT3_INDICATOR));
+    Object health = indicator.getClass().getMethod("health").invoke(indicator);
+    Object status = health.getClass().getMethod("getStatus").invoke(health);
+    Map<String, Object> details = new LinkedHashMap<>();
+    ((Map<?, ?>) health.getClass().getMethod("getDetails").invoke(health))
+        .forEach((k, v) -> details.put((String) k, v));
+    return new Reported((String) status.getClass().getMethod("getCode").invoke(status), details);
+  }
+
+  @Test
+  void oneIndicatorOfTheBootLineOnTheClassPath() {
+    if (!BOOT4) { // the Boot 3 run sees a Boot 3 class path: Boot 4's health module kept off it
+      assertThatThrownBy(() -> Class.forName(BOOT4_INDICATOR))
+          .isInstanceOf(ClassNotFoundException.class);
+    }
+    runner(dir.resolve("line.db"))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(
+                      context.getBeanNamesForType(
+                          Class.forName(BOOT4 ? BOOT4_INDICATOR : BOOT3_INDICATOR)))
+                  .containsExactly("onceOnlyHealthIndicator");
+              assertThat(health(context).status()).isEqualTo("UP");
+            });
+  }
+
+  /**
+   * Actuator's registry of health contributors names this one {@code onceOnly} on both lines. On
+   * Boot 4 the registry is the auto-configured bean of {@code spring-boot-health}; Boot 3's
+   * auto-configuration of it is in {@code spring-boot-actuator-autoconfigure}, which the library
+   * does not use, so there the registry is built as that auto-configuration builds it: from the
+   * context's contributors, named by Actuator's default naming.
+   */
+  @Test
+  void actuatorsRegistryNamesTheContributorOnceOnly() {
+    ApplicationContextRunner runner = runner(dir.resolve("registry.db"));
+    if (BOOT4) {
+      runner = runner.withConfiguration(AutoConfigurations.of(loadable(BOOT4_REGISTRY)));
+    }
+    runner.run(
+        context -> {
+          Object registry =
+              BOOT4 ? context.getBean("healthContributorRegistry") : boot3Registry(context);
+          Object contributor =
+              registry
+                  .getClass()
+                  .getMethod("getContributor", String.class)
+                  .invoke(registry, "onceOnly");
+          assertThat(contributor).isSameAs(context.getBean("onceOnlyHealthIndicator"));
+        });
+  }
+
+  private static Object boot3Registry(ApplicationContext context)
+      throws ReflectiveOperationException {
+    Class<?> contributor =
+        Class.forName("org.springframework.boot.actuate.health.HealthContributor");
+    return Class.forName("org.springframework.boot.actuate.health.DefaultHealthContributorRegistry")
+        .getConstructor(Map.class)
+        .newInstance(context.getBeansOfType(contributor));
+  }
+
+  private static Class<?> loadable(String name) {
+    try {
+      return Class.forName(name);
+    } catch (ClassNotFoundException e) {
+      throw new AssertionError(name + " is not on the test class path", e);
+    }
   }
 
   @Test
@@ -47,21 +156,20 @@ class OnceOnlyHealthTest {
             "onceonly.health.max-dead-letters=0", "onceonly.health.max-unknown-outcomes=0")
         .run(
             context -> {
-              OnceOnlyHealthIndicator indicator = context.getBean(OnceOnlyHealthIndicator.class);
               OnceOnly once = context.getBean(OnceOnly.class);
-              assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+              assertThat(health(context).status()).isEqualTo("UP");
 
               once.queue().send(Message.of("mail", "m-1", Map.of("to", "x")));
               List<Delivery> got = once.queue().receive("mail", 1, Duration.ofMinutes(1));
               once.queue().deadLetter(got.get(0).lease(), "no such mailbox");
-              Health down = indicator.health();
-              assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-              assertThat(down.getDetails()).containsEntry("deadLetters", 1L);
-              assertThat(down.getDetails().get("problems").toString())
+              Reported down = health(context);
+              assertThat(down.status()).isEqualTo("DOWN");
+              assertThat(down.details()).containsEntry("deadLetters", 1L);
+              assertThat(down.details().get("problems").toString())
                   .contains("1 dead letters, more than onceonly.health.max-dead-letters 0");
 
               assertThat(once.queue().requeue("mail", "m-1")).isTrue(); // the operator's fix
-              assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+              assertThat(health(context).status()).isEqualTo("UP");
 
               IntentKey key = IntentKey.of("u-1", "pay-1");
               var claim =
@@ -69,16 +177,16 @@ class OnceOnlyHealthTest {
                       once.externalEffects()
                           .claim(key, "charge", Map.of("cents", 100), Duration.ofMinutes(1));
               once.externalEffects().fail(claim.claim(), Failure.unknownAfterSend("timeout"));
-              Health unknown = indicator.health();
-              assertThat(unknown.getStatus()).isEqualTo(Status.DOWN);
-              assertThat(unknown.getDetails()).containsEntry("unknownOutcomes", 1L);
+              Reported unknown = health(context);
+              assertThat(unknown.status()).isEqualTo("DOWN");
+              assertThat(unknown.details()).containsEntry("unknownOutcomes", 1L);
 
               once.externalEffects().resolveNotDone(key); // the operator checked the provider
-              Health up = indicator.health();
-              assertThat(up.getStatus()).isEqualTo(Status.UP);
-              assertThat(up.getDetails())
+              Reported up = health(context);
+              assertThat(up.status()).isEqualTo("UP");
+              assertThat(up.details())
                   .containsEntry("unknownOutcomes", 0L)
-                  .containsEntry("schemaVersion", up.getDetails().get("schemaVersionRequired"))
+                  .containsEntry("schemaVersion", up.details().get("schemaVersionRequired"))
                   .doesNotContainKey("problems");
             });
   }
@@ -92,9 +200,9 @@ class OnceOnlyHealthTest {
               once.queue().send(Message.of("mail", "m-1", Map.of("to", "x")));
               var got = once.queue().receive("mail", 1, Duration.ofMinutes(1));
               once.queue().deadLetter(got.get(0).lease(), "no such mailbox");
-              Health health = context.getBean(OnceOnlyHealthIndicator.class).health();
-              assertThat(health.getStatus()).isEqualTo(Status.UP);
-              assertThat(health.getDetails()).containsEntry("deadLetters", 1L);
+              Reported health = health(context);
+              assertThat(health.status()).isEqualTo("UP");
+              assertThat(health.details()).containsEntry("deadLetters", 1L);
             });
   }
 
@@ -104,10 +212,10 @@ class OnceOnlyHealthTest {
         .withPropertyValues("onceonly.migrations=none")
         .run(
             context -> {
-              Health health = context.getBean(OnceOnlyHealthIndicator.class).health();
-              assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-              assertThat(health.getDetails()).containsEntry("schemaVersion", 0);
-              assertThat(health.getDetails().get("problems").toString())
+              Reported health = health(context);
+              assertThat(health.status()).isEqualTo("DOWN");
+              assertThat(health.details()).containsEntry("schemaVersion", 0);
+              assertThat(health.details().get("problems").toString())
                   .contains("schema version 0 is not the required");
             });
   }
