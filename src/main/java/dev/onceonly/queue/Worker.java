@@ -29,10 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>One claiming thread takes due messages under a lease, several in one transaction when there is
  * a backlog (up to the handler threads plus {@link Builder#prefetch}), and hands them to the
  * handler threads; each runs the handler and hands the job's acknowledgement (with the work of
- * {@link Job#completeLater}, if any) to one completing thread, which commits all that are waiting
- * in one transaction ({@link JobQueue#completeAll}). A lone message on an idle queue is claimed,
- * handled and acknowledged at once. A handler exception becomes a retry with backoff ({@link
- * JobQueue#nack}), or a dead letter at once for input no retry can fix ({@link
+ * {@link Job#completeLater}, if any) to a completing thread (one per four handler threads), which
+ * commits all that are waiting in one transaction ({@link JobQueue#completeAll}). A lone message on
+ * an idle queue is claimed, handled and acknowledged at once. A handler exception becomes a retry
+ * with backoff ({@link JobQueue#nack}), or a dead letter at once for input no retry can fix ({@link
  * InvalidRequestException}, {@link CanonicalizationException}, {@link ConflictException}). While a
  * job is held (waiting for a thread or being handled) its lease is renewed every third of the lease
  * time; if renewal finds the lease lost, the job is cancelled. An idle worker polls with
@@ -133,8 +133,10 @@ public final class Worker implements AutoCloseable {
     for (int i = 0; i < threads; i++) {
       pollers.execute(this::run);
     }
-    completer = Executors.newSingleThreadExecutor(daemon(name + "-complete"));
-    completer.execute(this::complete);
+    completer = Executors.newFixedThreadPool(completers(), daemon(name + "-complete"));
+    for (int i = 0; i < completers(); i++) {
+      completer.execute(this::complete);
+    }
     claimer = Executors.newSingleThreadExecutor(daemon(name + "-claim"));
     claimer.execute(this::claim);
     return this;
@@ -188,6 +190,14 @@ public final class Worker implements AutoCloseable {
     }
   }
 
+  /**
+   * How many threads commit acknowledgements: one per four handler threads. On PostgreSQL their
+   * transactions run side by side; on SQLite's single writer group commit merges them into one.
+   */
+  private int completers() {
+    return Math.max(1, (threads + 3) / 4);
+  }
+
   /** The most messages one claim takes, and one batched completion acknowledges. */
   private static final int MAX_CLAIM = 100;
 
@@ -207,7 +217,12 @@ public final class Worker implements AutoCloseable {
         return; // shut down past the deadline: the jobs' leases run out, then redelivery
       }
       finishing.drainTo(batch, MAX_CLAIM - 1);
-      stop = batch.remove(STOP);
+      long stops = batch.stream().filter(slot -> slot == STOP).count();
+      batch.removeIf(slot -> slot == STOP);
+      for (long i = 1; i < stops; i++) {
+        finishing.add(STOP); // another completing thread's
+      }
+      stop = stops > 0;
       if (!batch.isEmpty()) {
         completeAll(batch.stream().map(Slot::job).toList());
       }
@@ -462,7 +477,9 @@ public final class Worker implements AutoCloseable {
         pollers.shutdownNow();
         pollers.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
       }
-      finishing.add(STOP); // after every handler: the last acknowledgements are committed first
+      for (int i = 0; i < completers(); i++) {
+        finishing.add(STOP); // after every handler: the last acknowledgements are committed first
+      }
       completer.shutdown();
       if (!completer.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
         completer.shutdownNow(); // the store does not answer: the leases run out, then redelivery
