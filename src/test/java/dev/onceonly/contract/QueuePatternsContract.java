@@ -149,6 +149,17 @@ public class QueuePatternsContract extends QueueContractSupport {
         assertThat(confirm("o-" + i, "payment_status")).isEqualTo(SendResult.Status.SENT);
         assertThat(confirm("o-" + i, "inventory_status")).isEqualTo(SendResult.Status.REPEATED);
       }
+      // No check in flight before the clock moves: a handler that found an order unconfirmed
+      // just before the move would otherwise reschedule from the moved clock, past the recheck.
+      Eventually.await(
+          Duration.ofSeconds(30),
+          "every open check waiting for the recheck",
+          () ->
+              db.count(
+                      "SELECT COUNT(*) FROM onceonly_messages WHERE queue = ? AND deliver_at <> ?",
+                      CHECKS,
+                      db.at(recheckAt))
+                  == 0);
       clock.advance(RECHECK);
       Eventually.await(Duration.ofSeconds(30), "checks done", () -> messages(CHECKS) == 0);
 
