@@ -72,33 +72,35 @@ final class OnceOnlyTargets {
   }
 
   /**
-   * The {@link Worker} with {@code threads(W)} and every other setting at its default; each job
-   * writes its row inside {@code job.completeWith}, so the row and the acknowledgement commit
-   * together.
+   * The {@link Worker} with {@code threads(W)} and every other setting at its default. With {@code
+   * later} false each job writes its row inside {@code job.completeWith}, so the row and the
+   * acknowledgement commit together; with {@code later} true it hands the row to {@code
+   * job.completeLater}, and the worker commits the rows with the acknowledgements of many jobs in
+   * one transaction while the handler threads go on. Then a job counts as done when its handler
+   * returns; the rows are checked after the worker closed, when every handed-over job has
+   * committed.
    */
   static final class WorkerTarget extends QueueTarget {
+    private final boolean later;
     private Worker worker;
 
-    WorkerTarget(WorkerBenchStore store, int workers) {
+    WorkerTarget(WorkerBenchStore store, int workers, boolean later) {
       super(store, workers);
+      this.later = later;
     }
 
     @Override
     public void start(Sink sink) {
-      worker = worker(queue, workers, handler(sink));
+      Handler handler = later ? completingLater(sink) : completingWith(sink);
+      worker = Worker.builder(queue, QUEUE, handler).threads(workers).build().start();
     }
 
-    private Handler handler(Sink sink) {
+    private static Handler completingWith(Sink sink) {
       return job -> {
         String key = job.delivery().key();
         sink.started(key);
         try {
-          QueueResult r =
-              job.completeWith(
-                  c -> {
-                    WorkerBenchStore.insertDone(c, key);
-                    return null;
-                  });
+          QueueResult r = job.completeWith(c -> insertDone(c, key));
           if (r instanceof QueueResult.Completed) {
             sink.done();
           } else {
@@ -111,48 +113,18 @@ final class OnceOnlyTargets {
       };
     }
 
-    static Worker worker(JobQueue queue, int workers, Handler handler) {
-      return Worker.builder(queue, QUEUE, handler).threads(workers).build().start();
+    private static Handler completingLater(Sink sink) {
+      return job -> {
+        String key = job.delivery().key();
+        sink.started(key);
+        job.completeLater(c -> insertDone(c, key));
+        sink.done();
+      };
     }
 
-    @Override
-    public void stop() {
-      if (worker != null) {
-        worker.close();
-        worker = null;
-      }
-    }
-  }
-
-  /**
-   * The {@link Worker} as {@link WorkerTarget}, each job handing its row to {@code
-   * job.completeLater}: the worker commits the rows with the acknowledgements of many jobs in one
-   * transaction while the handler threads go on. A job counts as done when its handler returns; the
-   * rows are checked after the worker closed, when every handed-over job has committed.
-   */
-  static final class WorkerLaterTarget extends QueueTarget {
-    private Worker worker;
-
-    WorkerLaterTarget(WorkerBenchStore store, int workers) {
-      super(store, workers);
-    }
-
-    @Override
-    public void start(Sink sink) {
-      worker =
-          WorkerTarget.worker(
-              queue,
-              workers,
-              job -> {
-                String key = job.delivery().key();
-                sink.started(key);
-                job.completeLater(
-                    c -> {
-                      WorkerBenchStore.insertDone(c, key);
-                      return null;
-                    });
-                sink.done();
-              });
+    private static Void insertDone(Connection c, String key) throws SQLException {
+      WorkerBenchStore.insertDone(c, key);
+      return null;
     }
 
     @Override

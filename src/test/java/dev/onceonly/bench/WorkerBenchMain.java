@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The {@link dev.onceonly.queue.Worker} end to end against the job schedulers a user would pick
@@ -121,9 +120,14 @@ public final class WorkerBenchMain {
     }
   }
 
-  static final Sut ONCEONLY = new Sut("OnceOnly Worker", OnceOnlyTargets.WorkerTarget::new);
+  static final Sut ONCEONLY =
+      new Sut(
+          "OnceOnly Worker",
+          (store, workers) -> new OnceOnlyTargets.WorkerTarget(store, workers, false));
   static final Sut ONCEONLY_LATER =
-      new Sut("OnceOnly Worker (completeLater)", OnceOnlyTargets.WorkerLaterTarget::new);
+      new Sut(
+          "OnceOnly Worker (completeLater)",
+          (store, workers) -> new OnceOnlyTargets.WorkerTarget(store, workers, true));
   static final Sut DB_SCHEDULER = new Sut("db-scheduler", PeerTargets.DbSchedulerTarget::new);
   static final Sut JOBRUNR = new Sut("JobRunr", PeerTargets.JobRunrTarget::new);
   static final Sut BATCHED =
@@ -301,7 +305,7 @@ public final class WorkerBenchMain {
     Sink sink = new Sink(false);
     long start = System.nanoTime();
     target.start(sink);
-    awaitDone(sink, s.drainN(), start + s.seconds() * 1_000_000_000L);
+    sink.awaitDone(s.drainN(), start + s.seconds() * 1_000_000_000L);
     long end = System.nanoTime();
     long counted = sink.done.sum();
     target.stop();
@@ -338,7 +342,7 @@ public final class WorkerBenchMain {
     // End to end: the clock stops once every job sent has been handled (bounded, for a system
     // that stalls: the count then says how far it got).
     long hardStop = clock[0] + (2L * s.seconds() + 10) * 1_000_000_000L;
-    awaitDone(sink, sent.sum(), hardStop);
+    sink.awaitDone(sent.sum(), hardStop);
     long end = System.nanoTime();
     long counted = sink.done.sum();
     target.stop();
@@ -425,7 +429,7 @@ public final class WorkerBenchMain {
       String key = "l" + i;
       target.send(key);
       long sentAt = System.nanoTime();
-      awaitDone(sink, i + 1, sentAt + 10_000_000_000L);
+      sink.awaitDone(i + 1, sentAt + 10_000_000_000L);
       Long startedAt = sink.starts.get(key);
       ms[i] = startedAt == null ? Double.NaN : (startedAt - sentAt) / 1e6;
     }
@@ -452,13 +456,6 @@ public final class WorkerBenchMain {
   static double percentile(double[] sorted, double q) {
     int i = (int) Math.ceil(q * sorted.length) - 1;
     return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
-  }
-
-  /** Waits (1 ms steps) until {@code target} jobs are done or the deadline passes. */
-  private static void awaitDone(Sink sink, long target, long deadlineNanos) {
-    while (sink.done.sum() < target && System.nanoTime() < deadlineNanos) {
-      LockSupport.parkNanos(1_000_000);
-    }
   }
 
   private static double seconds(long start, long end) {

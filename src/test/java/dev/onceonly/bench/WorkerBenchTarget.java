@@ -1,6 +1,7 @@
 package dev.onceonly.bench;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -67,11 +68,37 @@ interface WorkerBenchTarget extends AutoCloseable {
       }
     }
 
+    private final Object doneSignal = new Object();
+    private volatile long awaited = Long.MAX_VALUE;
+
     void done() {
       if (firstDoneNanos == 0) {
         firstDoneNanos = System.nanoTime();
       }
       done.increment();
+      if (done.sum() >= awaited) {
+        synchronized (doneSignal) {
+          doneSignal.notifyAll();
+        }
+      }
+    }
+
+    /**
+     * Waits until {@code target} jobs are done or the deadline ({@link System#nanoTime()}) passes,
+     * woken by the {@link #done()} that reaches it rather than polling.
+     */
+    void awaitDone(long target, long deadlineNanos) throws InterruptedException {
+      synchronized (doneSignal) {
+        awaited = target;
+        try {
+          long left;
+          while (done.sum() < target && (left = deadlineNanos - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.timedWait(doneSignal, left);
+          }
+        } finally {
+          awaited = Long.MAX_VALUE;
+        }
+      }
     }
 
     void failed(Throwable t) {

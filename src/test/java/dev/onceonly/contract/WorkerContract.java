@@ -442,19 +442,7 @@ public class WorkerContract extends QueueContractSupport {
     sendAll(Q, "m-", 20);
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch proceed = new CountDownLatch(1);
-    Handler blocking =
-        job -> {
-          started.countDown();
-          proceed.await();
-          recording(once, "w").handle(job);
-        };
-    Worker worker =
-        Worker.builder(once.queue(), Q, blocking)
-            .threads(1)
-            .prefetch(5)
-            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
-            .build()
-            .start();
+    Worker worker = heldWorker(1, 5, started, proceed, "w");
     try {
       assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
       Eventually.await(Duration.ofSeconds(10), "six claimed", () -> claimed(Q) == 6);
@@ -478,19 +466,7 @@ public class WorkerContract extends QueueContractSupport {
     sendAll(Q, "m-", 20);
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch proceed = new CountDownLatch(1);
-    Handler first =
-        job -> {
-          started.countDown();
-          proceed.await();
-          recording(once, "first").handle(job);
-        };
-    Worker worker =
-        Worker.builder(once.queue(), Q, first)
-            .threads(1)
-            .prefetch(5)
-            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
-            .build()
-            .start();
+    Worker worker = heldWorker(1, 5, started, proceed, "first");
     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
     Eventually.await(Duration.ofSeconds(10), "six claimed", () -> claimed(Q) == 6);
     Thread closing = new Thread(worker::close);
@@ -527,19 +503,7 @@ public class WorkerContract extends QueueContractSupport {
     sendAll(Q, "m-", 10);
     CountDownLatch started = new CountDownLatch(2);
     CountDownLatch proceed = new CountDownLatch(1);
-    Handler blocking =
-        job -> {
-          started.countDown();
-          proceed.await();
-          recording(once, "w").handle(job);
-        };
-    Worker worker =
-        Worker.builder(once.queue(), Q, blocking)
-            .threads(2)
-            .prefetch(0)
-            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
-            .build()
-            .start();
+    Worker worker = heldWorker(2, 0, started, proceed, "w");
     try {
       assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
       try (OnceOnly other = db.open(clock)) {
@@ -608,6 +572,27 @@ public class WorkerContract extends QueueContractSupport {
     List<DeadLetter> dead = once.queue().deadLetters(Q, 10);
     assertThat(dead).singleElement().satisfies(d -> assertThat(d.attempts()).isEqualTo(3));
     assertThat(dead.get(0).lastError()).isEqualTo("java.lang.IllegalStateException: work failed 3");
+  }
+
+  /**
+   * A started worker on {@link #Q} whose handlers count down {@code started}, wait for {@code
+   * proceed}, then record their effect as {@code holder}: the test holds every thread busy while it
+   * looks at what the worker claimed.
+   */
+  Worker heldWorker(
+      int threads, int prefetch, CountDownLatch started, CountDownLatch proceed, String holder) {
+    Handler held =
+        job -> {
+          started.countDown();
+          proceed.await();
+          recording(once, holder).handle(job);
+        };
+    return Worker.builder(once.queue(), Q, held)
+        .threads(threads)
+        .prefetch(prefetch)
+        .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
+        .build()
+        .start();
   }
 
   /** Counts the messages of {@code queue} claimed at least once and not settled. */
