@@ -9,6 +9,7 @@ module dev.onceonly {
   requires transitive com.fasterxml.jackson.databind;
   requires com.fasterxml.jackson.core;
   requires org.xerial.sqlitejdbc;
+  requires static com.cronutils;
   requires static redis.clients.jedis;
   requires static info.picocli;
   requires static spring.beans;

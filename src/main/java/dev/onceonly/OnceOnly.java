@@ -22,6 +22,7 @@ import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
+import dev.onceonly.queue.Schedules;
 import dev.onceonly.sql.Dialect;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -155,6 +156,17 @@ public final class OnceOnly implements AutoCloseable {
    */
   public JobQueue queue(RetryPolicy policy) {
     return queue.withPolicy(policy);
+  }
+
+  /**
+   * Returns the recurring schedules: messages sent to a queue on every slot of a cron expression, a
+   * fixed rate or a fixed delay, once per slot across instances and restarts, fired by the claims
+   * of the queue they send to (so a {@link dev.onceonly.queue.Worker} serving it runs them).
+   *
+   * @return the schedules of this store
+   */
+  public Schedules schedules() {
+    return queue.schedules();
   }
 
   /**

@@ -217,7 +217,7 @@ public class MaintenanceContract extends ContractSupport {
     start();
     receipt("kept");
     once.close();
-    exec("DELETE FROM onceonly_schema_version WHERE version = 4");
+    exec("DELETE FROM onceonly_schema_version WHERE version = 5");
     OnceOnly old = track(open(clock, b -> b.migrations(OnceOnly.Migrations.NONE)));
     int latest = MigrationContract.MIGRATIONS.size();
     assertThat(old.maintenance().schemaVersion())

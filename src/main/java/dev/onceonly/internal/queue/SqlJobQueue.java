@@ -41,7 +41,7 @@ import java.util.regex.Pattern;
 
 /** The {@link JobQueue} on SQL. */
 public final class SqlJobQueue implements JobQueue {
-  private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
+  static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
   private static final Pattern KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@/-]{0,299}");
   private static final int MAX_RECEIVE = 1000;
   private static final int MAX_ERROR_CHARS = 2000;
@@ -53,6 +53,7 @@ public final class SqlJobQueue implements JobQueue {
   private final QueueSignals signals;
   private final String notifyChannel;
   private final String prefix;
+  private final SqlSchedules schedules;
 
   /**
    * Creates the queue.
@@ -70,6 +71,16 @@ public final class SqlJobQueue implements JobQueue {
       RetryPolicy policy,
       QueueSignals signals,
       String notifyChannel) {
+    this(core, prefix, policy, signals, notifyChannel, null);
+  }
+
+  private SqlJobQueue(
+      StoreContext core,
+      String prefix,
+      RetryPolicy policy,
+      QueueSignals signals,
+      String notifyChannel,
+      SqlSchedules schedules) {
     this.core = core;
     this.sql = new QueueStatements(prefix, core.database().sql());
     this.times = core.times();
@@ -77,11 +88,30 @@ public final class SqlJobQueue implements JobQueue {
     this.signals = signals;
     this.prefix = prefix;
     this.notifyChannel = notifyChannel;
+    this.schedules = schedules != null ? schedules : new SqlSchedules(core, prefix, this);
   }
 
-  /** Returns a view of this queue with another retry policy. */
+  /** Returns a view of this queue with another retry policy, sharing its schedules. */
   public SqlJobQueue withPolicy(RetryPolicy other) {
-    return new SqlJobQueue(core, prefix, other, signals, notifyChannel);
+    return new SqlJobQueue(core, prefix, other, signals, notifyChannel, schedules);
+  }
+
+  /** {@return the schedules, fired by this queue's claims} */
+  public dev.onceonly.queue.Schedules schedules() {
+    return schedules;
+  }
+
+  /** Sends a schedule's run, whose payload is stored canonical JSON already. */
+  SendResult insertStored(Connection c, Message message, String canonicalPayload)
+      throws SQLException {
+    byte[] canonical = canonicalPayload.getBytes(StandardCharsets.UTF_8);
+    SendResult result =
+        insert(
+            c,
+            new Prepared(message, canonicalPayload, Fingerprints.of(message.queue(), canonical)),
+            null);
+    fireIfSent(result);
+    return result;
   }
 
   private record Prepared(Message message, String payload, Fingerprint fingerprint) {}
@@ -98,7 +128,7 @@ public final class SqlJobQueue implements JobQueue {
         Fingerprints.of(message.queue(), canonical));
   }
 
-  private static void check(String field, String value, Pattern pattern) {
+  static void check(String field, String value, Pattern pattern) {
     if (value == null || !pattern.matcher(value).matches()) {
       throw new InvalidRequestException(field, "must match " + pattern.pattern());
     }
@@ -231,6 +261,7 @@ public final class SqlJobQueue implements JobQueue {
   private List<Delivery> claim(Connection c, String queue, int max, Duration lease)
       throws SQLException {
     Instant now = core.clock().instant();
+    schedules.fireIfDue(c, queue, now);
     Instant until = now.plus(lease);
     List<Delivery> out = new ArrayList<>();
     List<Object[]> exhausted = new ArrayList<>();
