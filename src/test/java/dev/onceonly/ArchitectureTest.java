@@ -141,6 +141,19 @@ class ArchitectureTest {
           .dependOnClassesThat()
           .resideInAPackage("redis.clients..");
 
+  /**
+   * (c) cron-utils, optional, is named by one class only, so that a store without cron schedules
+   * runs without it on the class path.
+   */
+  @ArchTest
+  static final ArchRule onlyCronSlotsUsesCronUtils =
+      noClasses()
+          .that()
+          .doNotHaveFullyQualifiedName("dev.onceonly.internal.queue.CronSlots")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("com.cronutils..");
+
   /** (c) picocli is for the command-line tool only. */
   @ArchTest
   static final ArchRule onlyTheCommandLineToolUsesPicocli =

@@ -32,6 +32,7 @@ import picocli.CommandLine.Spec;
       PendingCommand.class,
       ReceiptsCommand.class,
       DeadLettersCommand.class,
+      SchedulesCommand.class,
       UnknownCommand.class,
       PurgeCommand.class,
       MigrateCommand.class

@@ -9,10 +9,11 @@ import java.util.Optional;
  *
  * <p>A schedule is registered by name, idempotently: every instance may register the same schedule
  * at startup. A slot's run is the message {@link Schedule#runKey(String, java.time.Instant)
- * name@slot} on the schedule's queue, and the schedule's next slot moves on in the same transaction
- * that sends it, only if no one moved it first; so two instances firing at once send one run, and a
- * crash before the commit leaves the slot due. Runs are then ordinary messages: handled by a {@link
- * Worker} (or {@link JobQueue#receive}) with the queue's retries and dead letters.
+ * name&#64;slot} on the schedule's queue, and the schedule's next slot moves on in the same
+ * transaction that sends it, only if no one moved it first; so two instances firing at once send
+ * one run, and a crash before the commit leaves the slot due. Runs are then ordinary messages:
+ * handled by a {@link Worker} (or {@link JobQueue#receive}) with the queue's retries and dead
+ * letters.
  *
  * <p>Who fires: every {@link JobQueue#receive} of a queue first fires its due schedules in the same
  * transaction (it looks for them at most once a second per queue and instance, and at once after a

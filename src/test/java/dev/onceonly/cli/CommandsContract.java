@@ -10,6 +10,7 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.external.ClaimOutcome;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Message;
+import dev.onceonly.queue.ScheduleSpec;
 import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.ChildJvm;
 import dev.onceonly.testing.ContractDatabase;
@@ -31,6 +32,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -266,6 +268,43 @@ class CommandsContract {
     assertThat(again.err())
         .startsWith("onceonly: no dead letter m-1 in queue mail")
         .hasLineCount(1);
+  }
+
+  @Test
+  void schedulesAreListedWithTheirNextRunPausedResumedAndDeleted() throws Exception {
+    MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:10:00Z"));
+    try (OnceOnly once = store.builder().clock(clock).build()) {
+      once.schedules()
+          .register(
+              "nightly",
+              "reports",
+              ScheduleSpec.cron("0 6 * * *", ZoneId.of("Europe/Madrid")),
+              Map.of("kind", "summary"));
+      once.schedules().register("sweep", "mail", ScheduleSpec.fixedRate(Duration.ofHours(1)), 1);
+    }
+    CliRun list = run("schedules", "list");
+    assertThat(list.status()).as("%s", list).isZero();
+    assertThat(list.out())
+        .contains("2 schedule(s)")
+        .containsPattern(
+            "nightly +reports +cron 0 6 \\* \\* \\* Europe/Madrid +once +2026-01-01T05:00:00Z +never +false")
+        .containsPattern("sweep +mail +every PT1H +once +2026-01-01T00:10:00Z +never +false");
+
+    assertThat(run("schedules", "pause", "nightly").status()).isZero();
+    JsonNode paused = json(run("schedules", "list", "--json")).get("schedules");
+    assertThat(paused.get(0).get("name").asText()).isEqualTo("nightly");
+    assertThat(paused.get(0).get("nextRun").asText()).isEqualTo("paused");
+    assertThat(store.count("SELECT paused FROM onceonly_schedules WHERE name = 'nightly'")).isOne();
+    CliRun again = run("schedules", "pause", "nightly");
+    assertThat(again.status()).isEqualTo(3);
+    assertThat(again.err()).startsWith("onceonly: no schedule nightly that is running");
+
+    assertThat(run("schedules", "resume", "nightly").status()).isZero();
+    assertThat(store.count("SELECT paused FROM onceonly_schedules WHERE name = 'nightly'"))
+        .isZero();
+    assertThat(run("schedules", "delete", "sweep").status()).isZero();
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_schedules")).isOne();
+    assertThat(run("schedules", "delete", "sweep").status()).isEqualTo(3);
   }
 
   @Test

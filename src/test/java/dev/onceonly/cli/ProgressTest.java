@@ -32,6 +32,7 @@ class ProgressTest {
             "migrate: applying schema version 1",
             "migrate: applying schema version 2",
             "migrate: applying schema version 3",
+            "migrate: applying schema version 4",
             "migrate: applying schema version 5");
 
     long old = Instant.now().minus(Duration.ofDays(60)).toEpochMilli();

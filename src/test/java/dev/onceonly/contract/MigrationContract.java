@@ -44,6 +44,7 @@ public class MigrationContract extends ContractSupport {
           "payloads",
           "receipts",
           "rejections",
+          "schedules",
           "schema_version");
 
   static final List<String> DEFAULT_TABLES = prefixed("onceonly_");
