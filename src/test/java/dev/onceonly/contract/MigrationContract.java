@@ -32,7 +32,8 @@ public class MigrationContract extends ContractSupport {
           "V2__job_queue.sql",
           "V3__external_effects.sql",
           "V4__live_receipts_index.sql",
-          "V5__schedules.sql");
+          "V5__schedules.sql",
+          "V6__priorities.sql");
 
   /** Every table the migrations create, without prefix, in alphabetical order. */
   static final List<String> TABLES =

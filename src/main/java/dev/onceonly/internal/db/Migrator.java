@@ -33,7 +33,8 @@ public final class Migrator {
           "V2__job_queue.sql",
           "V3__external_effects.sql",
           "V4__live_receipts_index.sql",
-          "V5__schedules.sql");
+          "V5__schedules.sql",
+          "V6__priorities.sql");
 
   /** The advisory lock space of migrations (an arbitrary constant: "OnceMigr" folded). */
   private static final int MIGRATION_LOCK_SPACE = 0x4f6e4d67;
@@ -184,7 +185,9 @@ public final class Migrator {
     for (int v = found + 1; v <= latestVersion(); v++) {
       String script = SCRIPTS.get(v - 1);
       for (String statement : statements(script)) {
-        execute(c, statement);
+        if (!addsExistingColumn(c, statement)) {
+          execute(c, statement);
+        }
       }
       record(c, v, script);
       applied.accept(v);
@@ -226,6 +229,30 @@ public final class Migrator {
       ps.setString(2, script);
       database.times().set(ps, 3, clock.millis());
       ps.executeUpdate();
+    }
+  }
+
+  private static final java.util.regex.Pattern ADD_COLUMN =
+      java.util.regex.Pattern.compile(
+          "(?is)ALTER\\s+TABLE\\s+(\\S+)\\s+ADD\\s+COLUMN\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?(\\S+)\\s.*");
+
+  /**
+   * Whether {@code statement} adds a column that is there already: a script run again after its
+   * version row was lost (or by an older tool's half-finished run on a database without
+   * transactional DDL) then changes nothing, as its {@code CREATE ... IF NOT EXISTS} statements do.
+   * SQLite has no {@code ADD COLUMN IF NOT EXISTS}.
+   */
+  private boolean addsExistingColumn(Connection c, String statement) throws SQLException {
+    java.util.regex.Matcher m = ADD_COLUMN.matcher(statement.strip());
+    if (!m.matches()) {
+      return false;
+    }
+    try (PreparedStatement ps = c.prepareStatement(database.sql().columnExists())) {
+      ps.setString(1, m.group(1));
+      ps.setString(2, m.group(2));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
     }
   }
 

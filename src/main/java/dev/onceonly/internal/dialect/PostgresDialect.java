@@ -94,18 +94,26 @@ final class PostgresDialect implements SqlDialect {
    * the lease and bump their fence, and return them in due order.
    */
   @Override
-  public String claim(String m) {
+  public String columnExists() {
+    return "SELECT EXISTS (SELECT 1 FROM pg_attribute"
+        + " WHERE attrelid = to_regclass(?) AND attname = ? AND NOT attisdropped)";
+  }
+
+  @Override
+  public String claim(String m, boolean oldestFirst) {
     return "WITH due AS (SELECT id, deliver_at AS due_at FROM "
         + m
-        + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?"
+        + " WHERE queue = ? AND deliver_at <= ? ORDER BY "
+        + (oldestFirst ? "" : "priority DESC, ")
+        + "deliver_at, id LIMIT ?"
         + " FOR UPDATE SKIP LOCKED), claimed AS (UPDATE "
         + m
         + " x SET deliver_at = ?, fence = x.fence + 1, attempts = x.attempts + 1,"
         + " first_claimed_at = COALESCE(x.first_claimed_at, ?) FROM due WHERE x.id = due.id"
         + " RETURNING x.id, x.message_key, x.payload, x.payload_ref, x.fence, x.attempts,"
-        + " x.created_at, x.last_error, due.due_at)"
-        + " SELECT id, message_key, payload, payload_ref, fence, attempts, created_at, last_error"
-        + " FROM claimed ORDER BY due_at, id";
+        + " x.created_at, x.last_error, x.priority, due.due_at)"
+        + " SELECT id, message_key, payload, payload_ref, fence, attempts, created_at, last_error,"
+        + " priority FROM claimed";
   }
 
   @Override

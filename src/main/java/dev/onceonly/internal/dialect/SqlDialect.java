@@ -70,6 +70,12 @@ public interface SqlDialect {
   String tableExists();
 
   /**
+   * {@return a query with two parameters, a table name and a column name, whose one row's one
+   * column is true when the table has that column}, without failing when it does not
+   */
+  String columnExists();
+
+  /**
    * {@return a query whose one row's one column is the server's clock in epoch milliseconds}, or
    * nothing when the database has no clock of its own to agree on (an embedded file)
    */
@@ -82,11 +88,12 @@ public interface SqlDialect {
 
   /**
    * {@return the claim of the job queue on the table {@code messages}}: the due messages of one
-   * queue, oldest first, at most a given number, moved to the end of their lease with their fence
-   * and attempts bumped, returning {@code id, message_key, payload, payload_ref, fence, attempts,
-   * created_at, last_error} in due order. Parameters are bound by {@link #bindClaim}.
+   * queue, highest priority first and oldest first within one (or, if {@code oldestFirst}, oldest
+   * first whatever their priority), at most a given number, moved to the end of their lease with
+   * their fence and attempts bumped, returning {@code id, message_key, payload, payload_ref, fence,
+   * attempts, created_at, last_error, priority}. Parameters are bound by {@link #bindClaim}.
    */
-  String claim(String messages);
+  String claim(String messages, boolean oldestFirst);
 
   /** Binds the parameters of {@link #claim}; instants in epoch milliseconds. */
   void bindClaim(PreparedStatement ps, String queue, long now, int max, long until)

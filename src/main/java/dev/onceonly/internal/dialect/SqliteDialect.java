@@ -84,16 +84,23 @@ final class SqliteDialect implements SqlDialect {
    * UPDATE} over the due rows is enough.
    */
   @Override
-  public String claim(String m) {
+  public String columnExists() {
+    return "SELECT COUNT(*) > 0 FROM pragma_table_info(?) WHERE name = ?";
+  }
+
+  @Override
+  public String claim(String m, boolean oldestFirst) {
     return "UPDATE "
         + m
         + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1,"
         + " first_claimed_at = COALESCE(first_claimed_at, ?)"
         + " WHERE id IN (SELECT id FROM "
         + m
-        + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?)"
+        + " WHERE queue = ? AND deliver_at <= ? ORDER BY "
+        + (oldestFirst ? "" : "priority DESC, ")
+        + "deliver_at, id LIMIT ?)"
         + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
-        + " last_error";
+        + " last_error, priority";
   }
 
   @Override

@@ -9,6 +9,7 @@ final class QueueStatements {
   final String insertMessage;
   final String messageFingerprint;
   final String claim;
+  final String claimOldest;
   final String ack;
   final String renew;
   final String reschedule;
@@ -33,10 +34,11 @@ final class QueueStatements {
     insertMessage =
         "INSERT INTO "
             + m
-            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (queue, message_key) DO NOTHING";
+            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
+            + " priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (queue, message_key) DO NOTHING";
     messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
-    claim = dialect.claim(m);
+    claim = dialect.claim(m, false);
+    claimOldest = dialect.claim(m, true);
     ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
     renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
     reschedule =
@@ -59,14 +61,14 @@ final class QueueStatements {
         "INSERT INTO "
             + p
             + "dead_letters (queue, message_key, fingerprint, payload, payload_ref, attempts,"
-            + " last_error, created_at, dead_at) SELECT queue, message_key, fingerprint, payload,"
-            + " payload_ref, ?, ?, created_at, ? FROM "
+            + " last_error, created_at, dead_at, priority) SELECT queue, message_key, fingerprint,"
+            + " payload, payload_ref, ?, ?, created_at, ?, priority FROM "
             + m
             + " WHERE id = ? AND fence = ? ON CONFLICT (queue, message_key) DO UPDATE SET"
             + " fingerprint = excluded.fingerprint, payload = excluded.payload,"
             + " payload_ref = excluded.payload_ref, attempts = excluded.attempts,"
             + " last_error = excluded.last_error, created_at = excluded.created_at,"
-            + " dead_at = excluded.dead_at";
+            + " dead_at = excluded.dead_at, priority = excluded.priority";
     deleteMessage = "DELETE FROM " + m + " WHERE id = ? AND fence = ?";
     withdraw = "DELETE FROM " + m + " WHERE queue = ? AND message_key = ? RETURNING payload_ref";
     dropReplacedDeadPayload =
@@ -101,8 +103,9 @@ final class QueueStatements {
     requeue =
         "INSERT INTO "
             + m
-            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at)"
-            + " SELECT queue, message_key, fingerprint, payload, payload_ref, ?, created_at FROM "
+            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
+            + " priority) SELECT queue, message_key, fingerprint, payload, payload_ref, ?,"
+            + " created_at, priority FROM "
             + p
             + "dead_letters WHERE queue = ? AND message_key = ?"
             + " ON CONFLICT (queue, message_key) DO NOTHING";

@@ -36,6 +36,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
@@ -54,6 +55,7 @@ public final class SqlJobQueue implements JobQueue {
   private final String notifyChannel;
   private final String prefix;
   private final SqlSchedules schedules;
+  private final AtomicLong claims;
 
   /**
    * Creates the queue.
@@ -71,7 +73,7 @@ public final class SqlJobQueue implements JobQueue {
       RetryPolicy policy,
       QueueSignals signals,
       String notifyChannel) {
-    this(core, prefix, policy, signals, notifyChannel, null);
+    this(core, prefix, policy, signals, notifyChannel, null, new AtomicLong());
   }
 
   private SqlJobQueue(
@@ -80,7 +82,8 @@ public final class SqlJobQueue implements JobQueue {
       RetryPolicy policy,
       QueueSignals signals,
       String notifyChannel,
-      SqlSchedules schedules) {
+      SqlSchedules schedules,
+      AtomicLong claims) {
     this.core = core;
     this.sql = new QueueStatements(prefix, core.database().sql());
     this.times = core.times();
@@ -89,11 +92,12 @@ public final class SqlJobQueue implements JobQueue {
     this.prefix = prefix;
     this.notifyChannel = notifyChannel;
     this.schedules = schedules != null ? schedules : new SqlSchedules(core, prefix, this);
+    this.claims = claims;
   }
 
   /** Returns a view of this queue with another retry policy, sharing its schedules. */
   public SqlJobQueue withPolicy(RetryPolicy other) {
-    return new SqlJobQueue(core, prefix, other, signals, notifyChannel, schedules);
+    return new SqlJobQueue(core, prefix, other, signals, notifyChannel, schedules, claims);
   }
 
   /** {@return the schedules, fired by this queue's claims} */
@@ -210,6 +214,7 @@ public final class SqlJobQueue implements JobQueue {
       ps.setString(5, ref);
       times.set(ps, 6, m.deliverAt() == null ? now : m.deliverAt().toEpochMilli());
       times.set(ps, 7, now);
+      ps.setInt(8, m.priority());
       if (ps.executeUpdate() == 1) {
         insertPayload(c, ref, body, now);
         if (notifyChannel != null) {
@@ -265,7 +270,10 @@ public final class SqlJobQueue implements JobQueue {
     Instant until = now.plus(lease);
     List<Delivery> out = new ArrayList<>();
     List<Object[]> exhausted = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.claim)) {
+    // One claim in four takes the oldest due messages whatever their priority: no starvation.
+    boolean oldestFirst = claims.incrementAndGet() % 4 == 0;
+    List<Ranked> ranked = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(oldestFirst ? sql.claimOldest : sql.claim)) {
       core.database().sql().bindClaim(ps, queue, now.toEpochMilli(), max, until.toEpochMilli());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -275,13 +283,15 @@ public final class SqlJobQueue implements JobQueue {
             exhausted.add(new Object[] {l, attempt, rs.getString(8)});
             continue;
           }
-          out.add(
-              new Delivery(
-                  l,
-                  core.readTree(rs.getString(3)),
-                  attempt,
-                  rs.getString(4) != null,
-                  times.instant(rs, 7)));
+          ranked.add(
+              new Ranked(
+                  oldestFirst ? 0 : rs.getInt(9),
+                  new Delivery(
+                      l,
+                      core.readTree(rs.getString(3)),
+                      attempt,
+                      rs.getString(4) != null,
+                      times.instant(rs, 7))));
         }
       }
     }
@@ -295,9 +305,15 @@ public final class SqlJobQueue implements JobQueue {
           "no attempts left after " + delivered + (last == null ? "" : ": " + last),
           now);
     }
-    out.sort(Comparator.comparingLong(d -> d.lease().messageId()));
+    // In claim order: by priority (unless this claim took the oldest), then as sent.
+    ranked.sort(
+        Comparator.comparingInt((Ranked r) -> -r.priority())
+            .thenComparingLong(r -> r.delivery().lease().messageId()));
+    ranked.forEach(r -> out.add(r.delivery()));
     return out;
   }
+
+  private record Ranked(int priority, Delivery delivery) {}
 
   @Override
   public QueueResult renew(Lease lease, Duration extension) {
