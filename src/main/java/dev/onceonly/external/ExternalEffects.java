@@ -148,6 +148,38 @@ public interface ExternalEffects {
   ClaimCheck check(Claim claim);
 
   /**
+   * Extends the lease of a claim still held, fenced like the queue's renewals: it succeeds only
+   * while no one has taken the intent over (the fence is the claim's) and the intent is still in
+   * progress (or asked to cancel), even a moment after the lease ran out if no one claimed it
+   * meanwhile. Call it while a long call runs, or let {@link ClaimHeartbeat} call it.
+   *
+   * @param claim the claim
+   * @param extension the new lease from now, positive
+   * @return the claim with its new {@link Claim#leaseUntil()}, or empty if it is no longer held: do
+   *     not start the effect, and report what happened if it was already sent
+   */
+  Optional<Claim> renew(Claim claim, Duration extension);
+
+  /**
+   * Starts renewing a claim's lease every third of {@code lease} on a daemon thread, until closed,
+   * so that a call longer than the lease keeps the intent:
+   *
+   * <pre>{@code
+   * try (ClaimHeartbeat beat = effects.heartbeat(claim, Duration.ofSeconds(30))) {
+   *   receipt = provider.charge(claim.downstreamKey(), amount); // may take minutes
+   * }
+   * effects.complete(claim, receipt);
+   * }</pre>
+   *
+   * @param claim the claim
+   * @param lease the lease each renewal grants from its moment, positive
+   * @return the running heartbeat
+   */
+  default ClaimHeartbeat heartbeat(Claim claim, Duration lease) {
+    return ClaimHeartbeat.start(this, claim, lease);
+  }
+
+  /**
    * Returns whether cancellation was requested for the intent {@code claim} holds. Shorthand for
    * {@code check(claim) == ClaimCheck.CANCEL_REQUESTED}; a worker should still start the effect
    * only when {@link #check} answers {@link ClaimCheck#ACTIVE}.

@@ -414,6 +414,36 @@ public final class SqlExternalEffects implements ExternalEffects {
             });
   }
 
+  @Override
+  public Optional<Claim> renew(Claim claim, Duration extension) {
+    Objects.requireNonNull(claim, "claim");
+    Bounds.positive(extension, "extension");
+    return core.database()
+        .write(
+            c -> {
+              ClaimRow row = lockAndSelect(c, claim.key());
+              if (row == null
+                  || row.fence != claim.fence()
+                  || (row.state != ClaimState.IN_PROGRESS
+                      && row.state != ClaimState.CANCEL_REQUESTED)) {
+                return Optional.<Claim>empty();
+              }
+              long now = core.clock().millis();
+              row.leaseUntil = now + extension.toMillis();
+              row.updatedAt = now;
+              mustUpdate(c, row);
+              return Optional.of(
+                  new Claim(
+                      claim.key(),
+                      claim.operation(),
+                      claim.fingerprint(),
+                      claim.fence(),
+                      claim.attempt(),
+                      claim.downstreamKey(),
+                      Instant.ofEpochMilli(row.leaseUntil)));
+            });
+  }
+
   // ---- cancellation ----
 
   @Override
