@@ -16,10 +16,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -60,6 +63,7 @@ public final class Worker implements AutoCloseable {
   private final Duration idleMax;
   private final Duration shutdownTimeout;
   private final int prefetch;
+  private final Duration executionTimeout;
 
   /** Every job claimed and not yet settled: waiting in {@link #ready} or being handled. */
   private final Set<Job> inFlight = ConcurrentHashMap.newKeySet();
@@ -94,6 +98,7 @@ public final class Worker implements AutoCloseable {
     this.idleMax = b.idleMax;
     this.shutdownTimeout = b.shutdownTimeout;
     this.prefetch = b.prefetch;
+    this.executionTimeout = b.executionTimeout;
   }
 
   /** A claimed job for a handler thread, or the signal to stop. */
@@ -291,18 +296,21 @@ public final class Worker implements AutoCloseable {
   private void handle(Job job) {
     boolean handedOver = false;
     handling.incrementAndGet();
+    Deadline deadline = Deadline.start(this, job);
     try {
       handler.handle(job);
       handedOver = settle(job);
-    } catch (CancellationException e) {
-      if (job.isCancelled()) {
+    } catch (Throwable t) {
+      if (deadline.passed()) {
+        // Interrupted or cancelled at its deadline, whatever it threw then: a failed attempt.
+        fail(job, new TimeoutException("the handler ran longer than " + executionTimeout));
+      } else if (t instanceof CancellationException && job.isCancelled()) {
         release(job); // the worker cancelled it (shutdown, lost lease): not the handler's failure
       } else {
-        fail(job, e);
+        fail(job, t);
       }
-    } catch (Throwable t) {
-      fail(job, t);
     } finally {
+      deadline.end();
       handling.decrementAndGet();
       if (!handedOver) {
         done(job);
@@ -312,6 +320,63 @@ public final class Worker implements AutoCloseable {
         // would take it for one. close() clears running before it interrupts, so its interrupt
         // is never cleared here.
         Thread.interrupted();
+      }
+    }
+  }
+
+  /**
+   * The execution timeout of one handler call: at the deadline the job is cancelled and its thread
+   * interrupted, unless the call has ended or the job's completion is committing. Ended under the
+   * same lock, so an interrupt never reaches the thread's next job.
+   */
+  private static final class Deadline {
+    private static final Deadline NONE = new Deadline(null, null);
+
+    private final Job job;
+    private final Thread thread;
+    private ScheduledFuture<?> timer;
+    private boolean ended;
+    private boolean passed;
+
+    private Deadline(Job job, Thread thread) {
+      this.job = job;
+      this.thread = thread;
+    }
+
+    static Deadline start(Worker worker, Job job) {
+      if (worker.executionTimeout == null) {
+        return NONE;
+      }
+      Deadline d = new Deadline(job, Thread.currentThread());
+      synchronized (d) {
+        try {
+          d.timer =
+              worker.renewer.schedule(
+                  d::pass, worker.executionTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+          return NONE; // closing past its deadline: the shutdown cancels this job instead
+        }
+      }
+      return d;
+    }
+
+    private synchronized void pass() {
+      if (ended || job.isCompleting() || job.isHandedOver() || job.result() != null) {
+        return;
+      }
+      passed = true;
+      job.cancel("execution timeout");
+      thread.interrupt();
+    }
+
+    synchronized boolean passed() {
+      return passed;
+    }
+
+    synchronized void end() {
+      ended = true;
+      if (timer != null) {
+        timer.cancel(false);
       }
     }
   }
@@ -538,6 +603,7 @@ public final class Worker implements AutoCloseable {
     private Duration idleMax = Duration.ofSeconds(1);
     private Duration shutdownTimeout = Duration.ofSeconds(10);
     private int prefetch = -1;
+    private Duration executionTimeout;
 
     private Builder(JobQueue queue, String queueName, Handler handler) {
       this.queue = Objects.requireNonNull(queue, "queue");
@@ -616,6 +682,23 @@ public final class Worker implements AutoCloseable {
         throw new IllegalArgumentException("prefetch must be between 0 and 1000");
       }
       this.prefetch = prefetch;
+      return this;
+    }
+
+    /**
+     * Sets the longest a handler may run on one job. At the deadline the job is cancelled ({@link
+     * Job#isCancelled()}) and the handler's thread interrupted; whatever the handler then throws,
+     * the attempt counts as failed and the message is retried with the queue's {@link RetryPolicy}
+     * (dead-lettered once its attempts are spent), its error a {@link
+     * java.util.concurrent.TimeoutException}. A handler that ignores both and returns is settled as
+     * it asked; a completion already committing is never interrupted. Measured on the JVM's clock,
+     * not the store's. Default: none.
+     *
+     * @param timeout positive, at most 100 years
+     * @return this builder
+     */
+    public Builder executionTimeout(Duration timeout) {
+      this.executionTimeout = Bounds.positive(timeout, "executionTimeout");
       return this;
     }
 
