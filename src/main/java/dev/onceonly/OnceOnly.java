@@ -23,6 +23,7 @@ import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.Schedules;
+import dev.onceonly.queue.Uniqueness;
 import dev.onceonly.sql.Dialect;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -85,6 +86,7 @@ public final class OnceOnly implements AutoCloseable {
       StoreContext core,
       String prefix,
       Set<String> safeToRepeat,
+      Map<String, Uniqueness> uniqueness,
       DatabaseClock databaseClock,
       DataSource listenFor,
       Migrator migrator,
@@ -103,7 +105,8 @@ public final class OnceOnly implements AutoCloseable {
             prefix,
             RetryPolicy.defaults(),
             signals,
-            listenFor == null ? null : SendNotifications.channel(prefix));
+            listenFor == null ? null : SendNotifications.channel(prefix),
+            uniqueness);
     this.externalEffects =
         new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
     this.maintenance =
@@ -393,6 +396,7 @@ public final class OnceOnly implements AutoCloseable {
     private final Map<String, ArgumentsValidator> validators = new HashMap<>();
     private final Map<String, OperationRules> operationRules = new HashMap<>();
     private final Set<String> safeToRepeat = new HashSet<>();
+    private final Map<String, Uniqueness> uniqueness = new HashMap<>();
     private int rejectionReasonChars = 300;
     private int rejectionBodyBytes = 8192;
     private Duration busyTimeout = Duration.ofSeconds(5);
@@ -626,6 +630,22 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * Declares how long the keys of one queue stay taken beyond their queued messages: for a period
+     * after each send, and/or while a dead letter holds them (see {@link Uniqueness}). A send of a
+     * taken key answers {@code REPEATED} or {@code CONFLICT} and writes nothing. Every instance
+     * that sends to the queue should declare the same. Default for every queue: {@link
+     * Uniqueness#whileQueued()}.
+     *
+     * @param queue the queue's name
+     * @param keys its uniqueness
+     * @return this builder
+     */
+    public Builder uniqueness(String queue, Uniqueness keys) {
+      uniqueness.put(Objects.requireNonNull(queue, "queue"), Objects.requireNonNull(keys, "keys"));
+      return this;
+    }
+
+    /**
      * Declares an external operation safe to repeat: its provider deduplicates requests by the
      * downstream idempotency key (see {@link ExternalEffects#downstreamKey}). A claim of it whose
      * lease ran out, or whose attempt ended unknown, is then claimed again with the same key
@@ -784,6 +804,7 @@ public final class OnceOnly implements AutoCloseable {
             core(database, time),
             tablePrefix,
             Set.copyOf(safeToRepeat),
+            Map.copyOf(uniqueness),
             databaseClock,
             listenForSends,
             migrator,

@@ -15,9 +15,15 @@ public record SendResult(Status status, String queue, String key) {
   public enum Status {
     /** The message was queued by this call. */
     SENT,
-    /** A message with this key and the same payload is already waiting or in flight. */
+    /**
+     * A message with this key and the same payload is already waiting or in flight (or, under the
+     * queue's {@link Uniqueness}, was sent within its period or is a dead letter); nothing written.
+     */
     REPEATED,
-    /** A message with this key but another payload is waiting or in flight; nothing written. */
+    /**
+     * A message with this key but another payload is waiting or in flight (or holds the key under
+     * the queue's {@link Uniqueness}); nothing written.
+     */
     CONFLICT
   }
 

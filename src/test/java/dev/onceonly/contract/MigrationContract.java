@@ -33,7 +33,8 @@ public class MigrationContract extends ContractSupport {
           "V3__external_effects.sql",
           "V4__live_receipts_index.sql",
           "V5__schedules.sql",
-          "V6__priorities.sql");
+          "V6__priorities.sql",
+          "V7__unique_keys.sql");
 
   /** Every table the migrations create, without prefix, in alphabetical order. */
   static final List<String> TABLES =
@@ -46,7 +47,8 @@ public class MigrationContract extends ContractSupport {
           "receipts",
           "rejections",
           "schedules",
-          "schema_version");
+          "schema_version",
+          "unique_keys");
 
   static final List<String> DEFAULT_TABLES = prefixed("onceonly_");
 

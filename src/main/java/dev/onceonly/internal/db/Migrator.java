@@ -34,7 +34,8 @@ public final class Migrator {
           "V3__external_effects.sql",
           "V4__live_receipts_index.sql",
           "V5__schedules.sql",
-          "V6__priorities.sql");
+          "V6__priorities.sql",
+          "V7__unique_keys.sql");
 
   /** The advisory lock space of migrations (an arbitrary constant: "OnceMigr" folded). */
   private static final int MIGRATION_LOCK_SPACE = 0x4f6e4d67;

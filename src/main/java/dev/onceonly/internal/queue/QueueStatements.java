@@ -28,6 +28,10 @@ final class QueueStatements {
   final String deleteDeadLetter;
   final String depth;
   final String nextDue;
+  final String takenKey;
+  final String deadKey;
+  final String takeKey;
+  final String sweepTakenKeys;
 
   QueueStatements(String p, SqlDialect dialect) {
     String m = p + "messages";
@@ -112,6 +116,22 @@ final class QueueStatements {
     deleteDeadLetter = "DELETE FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
     depth = "SELECT COUNT(*) FROM " + m + " WHERE queue = ?";
     nextDue = "SELECT MIN(deliver_at) FROM " + m + " WHERE queue = ?";
+    String u = p + "unique_keys";
+    takenKey =
+        "SELECT fingerprint FROM " + u + " WHERE queue = ? AND message_key = ? AND taken_until > ?";
+    deadKey = "SELECT fingerprint FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
+    takeKey =
+        "INSERT INTO "
+            + u
+            + " (queue, message_key, fingerprint, taken_until) VALUES (?, ?, ?, ?)"
+            + " ON CONFLICT (queue, message_key) DO UPDATE SET fingerprint = excluded.fingerprint,"
+            + " taken_until = excluded.taken_until";
+    sweepTakenKeys =
+        "DELETE FROM "
+            + u
+            + " WHERE queue = ? AND message_key IN (SELECT message_key FROM "
+            + u
+            + " WHERE queue = ? AND taken_until <= ? LIMIT 100)";
     StatementCache.registerFields(this, MethodHandles.lookup());
   }
 }

@@ -22,6 +22,7 @@ import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.SendConflictException;
 import dev.onceonly.queue.SendResult;
+import dev.onceonly.queue.Uniqueness;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,6 +33,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -56,6 +58,7 @@ public final class SqlJobQueue implements JobQueue {
   private final String prefix;
   private final SqlSchedules schedules;
   private final AtomicLong claims;
+  private final Map<String, Uniqueness> uniqueness;
 
   /**
    * Creates the queue.
@@ -66,14 +69,24 @@ public final class SqlJobQueue implements JobQueue {
    * @param signals in-process wake-ups shared by every queue of this instance
    * @param notifyChannel on PostgreSQL, the channel each send notifies (see {@link
    *     SendNotifications}); null for none
+   * @param uniqueness the queues whose keys stay taken beyond their queued messages
    */
   public SqlJobQueue(
       StoreContext core,
       String prefix,
       RetryPolicy policy,
       QueueSignals signals,
-      String notifyChannel) {
-    this(core, prefix, policy, signals, notifyChannel, null, new AtomicLong());
+      String notifyChannel,
+      Map<String, Uniqueness> uniqueness) {
+    this(
+        core,
+        prefix,
+        policy,
+        signals,
+        notifyChannel,
+        null,
+        new AtomicLong(),
+        Map.copyOf(uniqueness));
   }
 
   private SqlJobQueue(
@@ -83,7 +96,8 @@ public final class SqlJobQueue implements JobQueue {
       QueueSignals signals,
       String notifyChannel,
       SqlSchedules schedules,
-      AtomicLong claims) {
+      AtomicLong claims,
+      Map<String, Uniqueness> uniqueness) {
     this.core = core;
     this.sql = new QueueStatements(prefix, core.database().sql());
     this.times = core.times();
@@ -93,11 +107,13 @@ public final class SqlJobQueue implements JobQueue {
     this.notifyChannel = notifyChannel;
     this.schedules = schedules != null ? schedules : new SqlSchedules(core, prefix, this);
     this.claims = claims;
+    this.uniqueness = uniqueness;
   }
 
   /** Returns a view of this queue with another retry policy, sharing its schedules. */
   public SqlJobQueue withPolicy(RetryPolicy other) {
-    return new SqlJobQueue(core, prefix, other, signals, notifyChannel, schedules, claims);
+    return new SqlJobQueue(
+        core, prefix, other, signals, notifyChannel, schedules, claims, uniqueness);
   }
 
   /** {@return the schedules, fired by this queue's claims} */
@@ -206,6 +222,16 @@ public final class SqlJobQueue implements JobQueue {
     Message m = p.message();
     String ref = body == null ? null : UUID.randomUUID().toString();
     long now = core.clock().millis();
+    Uniqueness unique = uniqueness.getOrDefault(m.queue(), DEFAULT_UNIQUENESS);
+    String taken = takenBy(c, unique, m, now);
+    if (taken != null) {
+      return new SendResult(
+          p.fingerprint().toString().equals(taken)
+              ? SendResult.Status.REPEATED
+              : SendResult.Status.CONFLICT,
+          m.queue(),
+          m.key());
+    }
     try (PreparedStatement ps = c.prepareStatement(sql.insertMessage)) {
       ps.setString(1, m.queue());
       ps.setString(2, m.key());
@@ -217,6 +243,7 @@ public final class SqlJobQueue implements JobQueue {
       ps.setInt(8, m.priority());
       if (ps.executeUpdate() == 1) {
         insertPayload(c, ref, body, now);
+        take(c, unique, p, now);
         if (notifyChannel != null) {
           SendNotifications.notifySent(c, notifyChannel, m.queue());
         }
@@ -229,6 +256,58 @@ public final class SqlJobQueue implements JobQueue {
             ? SendResult.Status.REPEATED
             : SendResult.Status.CONFLICT;
     return new SendResult(status, m.queue(), m.key());
+  }
+
+  private static final Uniqueness DEFAULT_UNIQUENESS = Uniqueness.whileQueued();
+
+  /**
+   * The fingerprint that keeps {@code m}'s key taken beyond its queued message, as the queue's
+   * {@link Uniqueness} says: a send within its period, or a dead letter; null when the key is free.
+   */
+  private String takenBy(Connection c, Uniqueness unique, Message m, long now) throws SQLException {
+    if (unique.period().isPresent()) {
+      String fingerprint = lookup(c, sql.takenKey, m, now);
+      if (fingerprint != null) {
+        return fingerprint;
+      }
+    }
+    return unique.deadLetters() ? lookup(c, sql.deadKey, m, null) : null;
+  }
+
+  private String lookup(Connection c, String query, Message m, Long now) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(query)) {
+      ps.setString(1, m.queue());
+      ps.setString(2, m.key());
+      if (now != null) {
+        times.set(ps, 3, now);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+
+  /** Keeps a sent key taken for the queue's period, and now and then sweeps expired ones. */
+  private void take(Connection c, Uniqueness unique, Prepared p, long now) throws SQLException {
+    if (unique.period().isEmpty()) {
+      return;
+    }
+    Message m = p.message();
+    try (PreparedStatement ps = c.prepareStatement(sql.takeKey)) {
+      ps.setString(1, m.queue());
+      ps.setString(2, m.key());
+      ps.setString(3, p.fingerprint().toString());
+      times.set(ps, 4, now + unique.period().get().toMillis());
+      ps.executeUpdate();
+    }
+    if (ThreadLocalRandom.current().nextInt(64) == 0) {
+      try (PreparedStatement ps = c.prepareStatement(sql.sweepTakenKeys)) {
+        ps.setString(1, m.queue());
+        ps.setString(2, m.queue());
+        times.set(ps, 3, now);
+        ps.executeUpdate();
+      }
+    }
   }
 
   private void insertPayload(Connection c, String ref, byte[] body, long now) throws SQLException {
