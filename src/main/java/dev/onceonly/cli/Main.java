@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
       DeadLettersCommand.class,
       UnknownCommand.class,
       PurgeCommand.class,
-      MigrateCommand.class
+      MigrateCommand.class,
+      VerifyCommand.class
     })
 public final class Main implements Runnable {
   @Spec CommandSpec spec;
