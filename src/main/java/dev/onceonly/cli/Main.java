@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
       UnknownCommand.class,
       PurgeCommand.class,
       MigrateCommand.class,
-      VerifyCommand.class
+      VerifyCommand.class,
+      CrashTestCommand.class
     })
 public final class Main implements Runnable {
   @Spec CommandSpec spec;
