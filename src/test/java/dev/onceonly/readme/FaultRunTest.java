@@ -12,26 +12,34 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The fault-injection kit against the two charge targets, 50 kills for the right one (each child
  * JVM killed with SIGKILL at a random statement or commit of its keys), 10 for the wrong one: the
- * right one loses and duplicates nothing, the wrong one is caught charging twice.
+ * right one loses and duplicates nothing, the wrong one is caught charging twice. The long run is
+ * {@link FaultRunSoak}.
  */
 class FaultRunTest {
+  /** Kills of the right target: {@code -Donceonly.faultrun.kills=N}, default 50. */
+  static final int KILLS = Integer.getInteger("onceonly.faultrun.kills", 50);
+
+  /** Seed of the kill points: {@code -Donceonly.faultrun.seed=S}, default 1. */
+  static final long SEED = Long.getLong("onceonly.faultrun.seed", 1);
+
   @TempDir Path dir;
 
   @Test
   void theChargeInTheReceiptsTransactionHappensOnceThroughFiftyKills() {
     FaultReport report =
         FaultRun.of(ChargeTargets.InTheReceiptsTransaction.class, ChargeTargets.EFFECTS)
-            .kills(50)
-            .keys(100)
+            .kills(KILLS)
+            .keys(2 * KILLS)
+            .seed(SEED)
             .file(dir.resolve("right.db"))
             .run();
     System.out.print(report.summary());
-    assertThat(report.kills()).as(report.summary()).isEqualTo(50);
+    assertThat(report.kills()).as(report.summary()).isEqualTo(KILLS);
     assertThat(report.duplicates()).as(report.summary()).isZero();
     assertThat(report.lost()).as(report.summary()).isZero();
     assertThat(report.killPoints()).as(report.summary()).hasSizeGreaterThan(3);
     try (OnceOnly once = OnceOnly.openSqlite(report.file())) {
-      assertThat(once.maintenance().status().receiptsLive()).isEqualTo(100);
+      assertThat(once.maintenance().status().receiptsLive()).isEqualTo(2 * KILLS);
     }
   }
 
