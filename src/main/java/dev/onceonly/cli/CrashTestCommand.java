@@ -58,7 +58,7 @@ final class CrashTestCommand implements Callable<Integer> {
   @Option(
       names = "--seed",
       defaultValue = "1",
-      description = "seed of the kill points (default: ${DEFAULT-VALUE})")
+      description = "random seed of the kill points (default: ${DEFAULT-VALUE})")
   long seed;
 
   @Option(

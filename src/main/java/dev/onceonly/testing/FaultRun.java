@@ -139,7 +139,7 @@ public final class FaultRun {
   }
 
   /**
-   * Sets the seed of the choice of kill points, so that a run can be repeated. Default 1.
+   * Sets the random seed that chooses the kill points, so that a run can be repeated. Default 1.
    *
    * @param seed any
    * @return this run

@@ -19,7 +19,7 @@ class FaultRunTest {
   /** Kills of the right target: {@code -Donceonly.faultrun.kills=N}, default 50. */
   static final int KILLS = Integer.getInteger("onceonly.faultrun.kills", 50);
 
-  /** Seed of the kill points: {@code -Donceonly.faultrun.seed=S}, default 1. */
+  /** Random seed of the kill points: {@code -Donceonly.faultrun.seed=S}, default 1. */
   static final long SEED = Long.getLong("onceonly.faultrun.seed", 1);
 
   @TempDir Path dir;
