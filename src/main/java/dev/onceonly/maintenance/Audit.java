@@ -51,7 +51,19 @@ public final class Audit {
    */
   public record Rules(
       String operation, String effectsQuery, Duration pendingBound, Duration leaseGrace) {
-    /** Checks the fields. */
+    /**
+     * Checks the fields.
+     *
+     * @param operation the operation whose receipts the effects belong to, such as {@code charge};
+     *     null to skip the effect checks
+     * @param effectsQuery the application's SQL that counts its effects per key, run on the store's
+     *     database: two columns {@code (key, count)} matched against the receipts' keys, or three
+     *     {@code (scope, key, count)}; null to skip the effect checks
+     * @param pendingBound an intent without a receipt older than this is {@link
+     *     Kind#FORGOTTEN_INTENT}; positive
+     * @param leaseGrace a lease that ran out longer ago than this is {@link Kind#STALE_LEASE}; zero
+     *     or positive
+     */
     public Rules {
       if ((operation == null) != (effectsQuery == null)) {
         throw new IllegalArgumentException(
@@ -96,7 +108,14 @@ public final class Audit {
    * @param detail for people: the counts or the ages
    */
   public record Finding(Kind kind, String where, String key, String detail) {
-    /** Checks the fields. */
+    /**
+     * Checks the fields.
+     *
+     * @param kind what was found
+     * @param where the queue or scope, when the finding has one, else empty
+     * @param key the key
+     * @param detail for people: the counts or the ages
+     */
     public Finding {
       Objects.requireNonNull(kind, "kind");
       Objects.requireNonNull(where, "where");
@@ -116,7 +135,15 @@ public final class Audit {
    */
   public record Report(
       Instant at, long effectKeys, long receipts, Map<Kind, Long> counts, List<Finding> findings) {
-    /** Checks and copies the fields. */
+    /**
+     * Checks and copies the fields.
+     *
+     * @param at the store's time when it ran
+     * @param effectKeys keys the effects query returned (0 without effect checks)
+     * @param receipts live receipts of the operation looked at (0 without effect checks)
+     * @param counts findings per kind, every kind present
+     * @param findings the first {@link #MAX_LISTED} findings
+     */
     public Report {
       Objects.requireNonNull(at, "at");
       EnumMap<Kind, Long> all = new EnumMap<>(Kind.class);

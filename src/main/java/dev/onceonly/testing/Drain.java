@@ -188,7 +188,13 @@ public final class Drain {
    */
   public record Republished(
       IntentKey key, String operation, IntentPublisher.Publication publication) {
-    /** Checks the fields. */
+    /**
+     * Checks the fields.
+     *
+     * @param key the intent's key
+     * @param operation its operation
+     * @param publication what the publisher answered
+     */
     public Republished {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(operation, "operation");

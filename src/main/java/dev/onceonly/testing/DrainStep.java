@@ -23,7 +23,18 @@ public record DrainStep(
     int attempt,
     QueueResult result,
     Optional<Throwable> failure) {
-  /** Checks the fields. */
+  /**
+   * Checks the fields.
+   *
+   * @param queue the queue's name
+   * @param key the message's key
+   * @param messageId the message's id in the queue table
+   * @param attempt which delivery of the message this was, from 1
+   * @param result what was recorded: {@link QueueResult.Completed}, {@link QueueResult.Retrying}
+   *     (with the next due time), {@link QueueResult.DeadLettered}, {@link QueueResult.Rescheduled}
+   *     or {@link QueueResult.LeaseLost}
+   * @param failure what the handler threw, if it threw
+   */
   public DrainStep {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(key, "key");

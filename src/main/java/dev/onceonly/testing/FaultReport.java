@@ -35,7 +35,22 @@ public record FaultReport(
     Map<String, Integer> killPoints,
     Path file,
     Duration elapsed) {
-  /** Checks and copies the fields. */
+  /**
+   * Checks and copies the fields.
+   *
+   * @param kills child JVMs killed with SIGKILL
+   * @param keys keys the run did
+   * @param children child JVMs started, the killed ones included
+   * @param duplicates effects beyond the first, summed over the keys: 0 when every effect happened
+   *     at most once
+   * @param duplicatedKeys the keys whose effect happened more than once
+   * @param lostKeys the keys whose call returned (or was retried until it did) but whose effect is
+   *     not in the tables
+   * @param killPoints how many kills happened at each point, by what the child was about to do or
+   *     had just done, such as {@code before INSERT INTO charges} or {@code after COMMIT}
+   * @param file the SQLite file the run worked on, kept for a closer look
+   * @param elapsed how long the run took
+   */
   public FaultReport {
     duplicatedKeys = List.copyOf(duplicatedKeys);
     lostKeys = List.copyOf(lostKeys);
