@@ -2,11 +2,15 @@ package dev.onceonly.readme;
 
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.queue.JobQueue;
+import dev.onceonly.queue.RetryPolicy;
+import dev.onceonly.testing.Drain;
 import dev.onceonly.testing.FaultTarget;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -82,6 +86,49 @@ public final class ChargeTargets {
               Map.of("order", order),
               Long.class,
               tx -> 1250L);
+    }
+  }
+
+  /**
+   * Right, through the queue: the order is sent, and its handler charges in the transaction that
+   * acknowledges the message, so kills land in the acknowledgement too. The lease is a millisecond,
+   * so that a message a killed process held is due again for the next one; the attempts are not
+   * limited, so that no message is dead-lettered by kills alone.
+   */
+  public static final class ThroughTheQueue implements FaultTarget {
+    private static final RetryPolicy UNLIMITED =
+        RetryPolicy.builder().maxAttempts(1_000_000).maxElapsed(Duration.ofDays(365)).build();
+
+    /** For the kit. */
+    public ThroughTheQueue() {}
+
+    @Override
+    public void prepare(OnceOnly once) throws Exception {
+      createTable(once);
+    }
+
+    @Override
+    public void run(OnceOnly once, String order) throws Exception {
+      JobQueue queue = once.queue(UNLIMITED);
+      queue.send("charges", order, Map.of("order", order));
+      Drain.of(
+              queue,
+              "charges",
+              job -> {
+                String o = job.payload().get("order").asText();
+                job.completeWith(
+                    tx ->
+                        once.receipts()
+                            .execute(
+                                tx,
+                                IntentKey.of("charges", o),
+                                "charge",
+                                Map.of("order", o),
+                                Long.class,
+                                c -> insert(c, o)));
+              })
+          .lease(Duration.ofMillis(1))
+          .run();
     }
   }
 }

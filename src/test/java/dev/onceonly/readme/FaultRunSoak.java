@@ -12,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The long fault-injection run, named only (no default include matches it): {@code mvn -B test
  * -Dtest=FaultRunSoak}, {@code -Donceonly.faultrun.soak.kills=N} (default 500) and {@code
  * -Donceonly.faultrun.seed=S}. The right charge target over many kills, eight keys per child JVM,
- * so that kills land in later keys' steps too; then the wrong one, which must be caught.
+ * so that kills land in later keys' steps too; then the wrong one, which must be caught; then the
+ * queue target, killed in its acknowledgements among other points.
  */
 class FaultRunSoak {
   static final int KILLS = Integer.getInteger("onceonly.faultrun.soak.kills", 500);
@@ -44,5 +45,20 @@ class FaultRunSoak {
             .run();
     System.out.print(report.summary());
     assertThat(report.duplicates()).as(report.summary()).isPositive();
+  }
+
+  @Test
+  void theQueueTargetThroughKillsInTheAcknowledgement() {
+    FaultReport report =
+        FaultRun.of(ChargeTargets.ThroughTheQueue.class, ChargeTargets.EFFECTS)
+            .kills(Math.max(10, KILLS / 5))
+            .seed(FaultRunTest.SEED)
+            .file(dir.resolve("queue.db"))
+            .run();
+    System.out.print(report.summary());
+    assertThat(report.clean()).as(report.summary()).isTrue();
+    assertThat(report.killPoints().keySet())
+        .as(report.summary())
+        .anyMatch(p -> p.contains("DELETE FROM onceonly_messages"));
   }
 }
