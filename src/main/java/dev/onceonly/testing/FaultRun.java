@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,7 @@ public final class FaultRun {
   private int kills = 50;
   private int keys = 0;
   private int keysPerChild = 4;
+  private int parallel = 1;
   private long seed = 1;
   private Path file;
   private Duration childTimeout = Duration.ofSeconds(60);
@@ -139,6 +141,23 @@ public final class FaultRun {
   }
 
   /**
+   * Sets how many child JVMs run at once, each on keys of its own, all on the one file (SQLite
+   * takes one writer at a time; a killed writer's lock goes with its process). Default 1. Two halve
+   * the time on an idle two-core machine; the kills may then exceed {@link #kills} by one less than
+   * this, as children already running are killed too.
+   *
+   * @param children from 1 to 16
+   * @return this run
+   */
+  public FaultRun parallel(int children) {
+    if (children < 1 || children > 16) {
+      throw new IllegalArgumentException("parallel must be between 1 and 16");
+    }
+    this.parallel = children;
+    return this;
+  }
+
+  /**
    * Sets the random seed that chooses the kill points, so that a run can be repeated. Default 1.
    *
    * @param seed any
@@ -192,28 +211,30 @@ public final class FaultRun {
     for (int i = 0; i < total; i++) {
       all.add(String.format(java.util.Locale.ROOT, "k-%06d", i));
     }
-    Set<String> unanswered = new LinkedHashSet<>(all);
-    Map<String, Integer> where = new TreeMap<>();
-    Random random = new Random(seed);
-    int children = 0;
-    int killed = 0;
-    double pointsPerKey = 0;
-    while (killed < kills && !unanswered.isEmpty() && children < kills * 4 + 1) {
-      List<String> batch = unanswered.stream().limit(keysPerChild).toList();
-      int killAt =
-          pointsPerKey == 0
-              ? 0 // the first child calibrates: how many points a key passes through
-              : 1 + random.nextInt(Math.max(1, (int) Math.ceil(pointsPerKey * batch.size())));
-      ChildResult r = child(db, killAt, batch);
-      children++;
-      unanswered.removeAll(r.answered);
-      if (r.killPoint != null) {
-        killed++;
-        where.merge(r.killPoint, 1, Integer::sum);
-      } else if (!r.answered.isEmpty()) {
-        pointsPerKey = Math.max(pointsPerKey, (double) r.points / r.answered.size());
+    Kills state = new Kills(new LinkedHashSet<>(all), new Random(seed));
+    // the first child calibrates alone: how many points a key passes through
+    state.done(List.of(), child(db, 0, state.firstBatch()), 0);
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < parallel; i++) {
+      Thread t = new Thread(() -> state.work(db), "fault-run-" + i);
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while the children ran", e);
       }
     }
+    if (state.failure != null) {
+      throw state.failure;
+    }
+    Set<String> unanswered = state.unanswered;
+    Map<String, Integer> where = state.where;
+    int children = state.children;
+    int killed = state.killed;
     for (int attempt = 0; attempt < 3 && !unanswered.isEmpty(); attempt++) {
       ChildResult r = child(db, 0, List.copyOf(unanswered));
       children++;
@@ -248,6 +269,90 @@ public final class FaultRun {
         where,
         db,
         Duration.ofNanos(System.nanoTime() - started));
+  }
+
+  /** What the killing children share: the keys, the kills so far, the points a key has. */
+  private final class Kills {
+    final Set<String> unanswered;
+    final Set<String> inFlight = new HashSet<>();
+    final Map<String, Integer> where = new TreeMap<>();
+    final Random random;
+    int children;
+    int killed;
+    int killing;
+    double pointsPerKey;
+    RuntimeException failure;
+
+    Kills(Set<String> unanswered, Random random) {
+      this.unanswered = unanswered;
+      this.random = random;
+    }
+
+    synchronized List<String> firstBatch() {
+      return unanswered.stream().limit(keysPerChild).toList();
+    }
+
+    /** Runs children until the kills are done, the keys are out or a child failed. */
+    void work(Path db) {
+      while (true) {
+        List<String> batch;
+        int killAt;
+        synchronized (this) {
+          while (true) {
+            if (failure != null || killed + killing >= kills || children >= kills * 4 + 1) {
+              notifyAll();
+              return;
+            }
+            batch =
+                unanswered.stream().filter(k -> !inFlight.contains(k)).limit(keysPerChild).toList();
+            if (!batch.isEmpty()) {
+              break;
+            }
+            if (killing == 0) {
+              return; // every key answered
+            }
+            try {
+              wait();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
+          }
+          inFlight.addAll(batch);
+          killing++;
+          children++;
+          int range = Math.max(1, (int) Math.ceil(Math.max(1, pointsPerKey) * batch.size()));
+          killAt = 1 + random.nextInt(range);
+        }
+        try {
+          done(batch, child(db, killAt, batch), 1);
+        } catch (RuntimeException e) {
+          synchronized (this) {
+            failure = failure == null ? e : failure;
+            inFlight.removeAll(batch);
+            killing--;
+            notifyAll();
+          }
+          return;
+        }
+      }
+    }
+
+    synchronized void done(List<String> batch, ChildResult r, int wasKilling) {
+      if (wasKilling == 0) {
+        children++;
+      }
+      inFlight.removeAll(batch);
+      killing -= wasKilling;
+      unanswered.removeAll(r.answered);
+      if (r.killPoint != null) {
+        killed++;
+        where.merge(r.killPoint, 1, Integer::sum);
+      } else if (!r.answered.isEmpty()) {
+        pointsPerKey = Math.max(pointsPerKey, (double) r.points / r.answered.size());
+      }
+      notifyAll();
+    }
   }
 
   private static Path newFile() {

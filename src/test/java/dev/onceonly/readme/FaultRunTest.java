@@ -11,9 +11,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The fault-injection kit against the two charge targets, 50 kills for the right one (each child
- * JVM killed with SIGKILL at a random statement or commit of its keys), 10 for the wrong one: the
- * right one loses and duplicates nothing, the wrong one is caught charging twice. The long run is
- * {@link FaultRunSoak}.
+ * JVM killed with SIGKILL at a random statement or commit of its keys, two children at a time on
+ * the one file), 10 for the wrong one: the right one loses and duplicates nothing, the wrong one is
+ * caught charging twice. The long run is {@link FaultRunSoak}.
  */
 class FaultRunTest {
   /** Kills of the right target: {@code -Donceonly.faultrun.kills=N}, default 50. */
@@ -31,10 +31,11 @@ class FaultRunTest {
             .kills(KILLS)
             .keys(2 * KILLS)
             .seed(SEED)
+            .parallel(2)
             .file(dir.resolve("right.db"))
             .run();
     System.out.print(report.summary());
-    assertThat(report.kills()).as(report.summary()).isEqualTo(KILLS);
+    assertThat(report.kills()).as(report.summary()).isBetween(KILLS, KILLS + 1);
     assertThat(report.duplicates()).as(report.summary()).isZero();
     assertThat(report.lost()).as(report.summary()).isZero();
     assertThat(report.killPoints()).as(report.summary()).hasSizeGreaterThan(3);
@@ -50,10 +51,11 @@ class FaultRunTest {
             .kills(10)
             .keys(20)
             .seed(7)
+            .parallel(2)
             .file(dir.resolve("wrong.db"))
             .run();
     System.out.print(report.summary());
-    assertThat(report.kills()).isEqualTo(10);
+    assertThat(report.kills()).isBetween(10, 11);
     assertThat(report.duplicates()).as(report.summary()).isPositive();
     assertThat(report.duplicatedKeys()).isNotEmpty();
     assertThat(report.clean()).isFalse();
