@@ -132,4 +132,24 @@ class OnceOnlyExtensionTest {
         .isInstanceOf(AssertionError.class)
         .hasMessage("queue charges still has due messages after 5 deliveries");
   }
+
+  @Test
+  void theDrainRecordsWhatTheWorkerWouldForLaterWorkAndLostLeases(OnceOnly once) {
+    once.queue().send("charges", "o-5", Map.of("order", "o-5"));
+    Handler laterFails =
+        job ->
+            job.completeLater(
+                tx -> {
+                  throw new IllegalStateException("the later work failed");
+                });
+    List<DrainStep> steps = Drain.of(once.queue(), "charges", laterFails).run();
+    assertThat(steps).singleElement().satisfies(s -> assertThat(s.retried()).isTrue());
+    assertThat(once.queue().depth("charges")).as("the message stays for its retry").isEqualTo(1);
+
+    once.queue().send("other", "o-6", Map.of("order", "o-6"));
+    Handler withdrawsItsOwn = job -> once.queue().withdraw("other", job.delivery().key());
+    List<DrainStep> lost = Drain.of(once.queue(), "other", withdrawsItsOwn).run();
+    assertThat(lost).singleElement().satisfies(s -> assertThat(s.leaseLost()).isTrue());
+    assertThat(once.queue().depth("other")).isZero();
+  }
 }
