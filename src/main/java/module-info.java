@@ -12,6 +12,7 @@ module dev.onceonly {
   requires static com.cronutils;
   requires static redis.clients.jedis;
   requires static info.picocli;
+  requires static org.junit.jupiter.api;
   requires static spring.beans;
   requires static spring.boot;
   requires static spring.boot.actuator;
@@ -29,6 +30,7 @@ module dev.onceonly {
   exports dev.onceonly.redis;
   exports dev.onceonly.spring;
   exports dev.onceonly.sql;
+  exports dev.onceonly.testing;
 
   // The migration scripts, for Flyway and Liquibase on the module path: a named module's
   // resources are encapsulated unless their package is open. These packages hold only scripts.

@@ -20,12 +20,12 @@ import java.util.Set;
  * public API only, and the optional libraries inside the integrations that need them.
  *
  * <p>The exported packages are {@code dev.onceonly}, {@code .queue}, {@code .external}, {@code
- * .redis}, {@code .spring}, {@code .maintenance}, {@code .sql} and {@code .cli}; the implementation
- * lives in the {@code dev.onceonly.internal} subpackages, which the module does not export. The
- * implementation may depend on the API (it implements {@link ReceiptStore}, {@code JobQueue},
- * {@code ExternalEffects} and uses their records); the API depends on the implementation only where
- * it is the factory or a delegate, listed in {@link #ALLOWED_INTO_INTERNAL}. Inside, only {@code
- * internal.dialect} tells the databases apart.
+ * .redis}, {@code .spring}, {@code .maintenance}, {@code .sql}, {@code .testing} and {@code .cli};
+ * the implementation lives in the {@code dev.onceonly.internal} subpackages, which the module does
+ * not export. The implementation may depend on the API (it implements {@link ReceiptStore}, {@code
+ * JobQueue}, {@code ExternalEffects} and uses their records); the API depends on the implementation
+ * only where it is the factory or a delegate, listed in {@link #ALLOWED_INTO_INTERNAL}. Inside,
+ * only {@code internal.dialect} tells the databases apart.
  */
 @AnalyzeClasses(packages = "dev.onceonly", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -176,4 +176,14 @@ class ArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAPackage("org.springframework..");
+
+  /** (c) JUnit is for the testing kit only: the library runs without it. */
+  @ArchTest
+  static final ArchRule onlyTheTestingKitUsesJUnit =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage("dev.onceonly.testing..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("org.junit..");
 }

@@ -31,4 +31,14 @@ class ExamplesArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAPackage("dev.onceonly.internal..");
+
+  /** The tests README.md's "Testing your own code with it" points to are an application's. */
+  @ArchTest
+  static final ArchRule readmeTestingExamplesUseThePublicApiOnly =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.onceonly.readme..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("dev.onceonly.internal..");
 }

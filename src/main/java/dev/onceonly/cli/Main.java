@@ -35,7 +35,9 @@ import picocli.CommandLine.Spec;
       SchedulesCommand.class,
       UnknownCommand.class,
       PurgeCommand.class,
-      MigrateCommand.class
+      MigrateCommand.class,
+      VerifyCommand.class,
+      CrashTestCommand.class
     })
 public final class Main implements Runnable {
   @Spec CommandSpec spec;

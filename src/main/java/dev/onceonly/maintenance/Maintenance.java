@@ -130,6 +130,24 @@ public interface Maintenance {
   Migration migrate(IntConsumer applied);
 
   /**
+   * Audits the store against the application's own rows: with an effects query, every effect has
+   * exactly one receipt of the operation and every live receipt its effect; and always, nothing
+   * registered waits longer than the bound and no lease (of a message or an external-effect claim)
+   * ran out longer ago than the grace without being taken over. Reads only, in one read
+   * transaction; the effects query's rows and the operation's receipt keys are held in memory.
+   *
+   * <p>A message counts as leased when its fence is odd, as in {@link #status()}: after a lease was
+   * taken over the parity flips, so a message claimed again after an expiry is not reported stale
+   * however long its second holder stays away.
+   *
+   * @param rules what to check
+   * @return the findings
+   * @throws IllegalArgumentException if the effects query fails or does not return 2 or 3 columns
+   * @throws dev.onceonly.StoreException if the database fails
+   */
+  Audit.Report audit(Audit.Rules rules);
+
+  /**
    * A dead letter as {@link #recentDeadLetters} lists it.
    *
    * @param queue its queue

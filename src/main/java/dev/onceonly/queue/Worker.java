@@ -119,6 +119,47 @@ public final class Worker implements AutoCloseable {
   }
 
   /**
+   * Runs {@code handler} on one delivery on the calling thread and records its outcome as a worker
+   * thread would: the handler's own completion if it made one, a reschedule it asked for, else the
+   * acknowledgement (with its {@link Job#completeLater} work) in one transaction; a handler failure
+   * becomes a retry with backoff, or a dead letter at once for input no retry can fix. For tests
+   * and tools that step through a queue without threads (see {@code dev.onceonly.testing.Drain});
+   * no lease is renewed meanwhile.
+   *
+   * @param queue the job queue the delivery came from
+   * @param delivery a delivery just received from it
+   * @param handler what to do with the message
+   * @return what was recorded: {@link QueueResult.Completed}, {@link QueueResult.Retrying}, {@link
+   *     QueueResult.DeadLettered}, {@link QueueResult.Rescheduled} or {@link QueueResult.LeaseLost}
+   * @throws dev.onceonly.StoreException if the outcome cannot be recorded; the message is delivered
+   *     again once its lease runs out
+   */
+  public static QueueResult handleOnce(JobQueue queue, Delivery delivery, Handler handler) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(handler, "handler");
+    Job job = new Job(delivery, queue);
+    try {
+      handler.handle(job);
+    } catch (Throwable t) {
+      return job.result() != null ? job.result() : failed(queue, job, t);
+    }
+    if (job.result() != null) {
+      return job.result();
+    }
+    Instant at = job.requestedRetry();
+    if (at != null && job.later() == null) {
+      return queue.reschedule(job.lease(), at);
+    }
+    QueueResult r = queue.completeAll(List.of(new Completion(job.lease(), job.later()))).get(0);
+    return r instanceof QueueResult.WorkFailed f ? failed(queue, job, f.failure()) : r;
+  }
+
+  private static QueueResult failed(JobQueue queue, Job job, Throwable t) {
+    String error = t.getClass().getName() + ": " + t.getMessage();
+    return permanent(t) ? queue.deadLetter(job.lease(), error) : queue.nack(job.lease(), error);
+  }
+
+  /**
    * Starts the threads. A worker starts once.
    *
    * @return this worker

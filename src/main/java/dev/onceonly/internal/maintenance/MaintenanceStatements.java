@@ -22,6 +22,13 @@ final class MaintenanceStatements {
   final String deleteUnusedPayload;
   final String recentDeadLetters;
   final String recentDeadLettersOfQueue;
+  final String receiptKeysPage;
+  final String countForgotten;
+  final String forgotten;
+  final String countStaleMessages;
+  final String staleMessages;
+  final String countStaleClaims;
+  final String staleClaims;
 
   MaintenanceStatements(String p) {
     String withoutReceipt =
@@ -82,5 +89,33 @@ final class MaintenanceStatements {
             + "messages WHERE payload_ref = ?) AND NOT EXISTS (SELECT 1 FROM "
             + p
             + "dead_letters WHERE payload_ref = ?)";
+
+    // parameters: operation, after scope, after scope, after key, limit
+    receiptKeysPage =
+        "SELECT scope, intent_key FROM "
+            + p
+            + "receipts WHERE operation = ? AND result IS NOT NULL"
+            + " AND (scope > ? OR (scope = ? AND intent_key > ?)) ORDER BY scope, intent_key LIMIT ?";
+    // parameters: registered before
+    countForgotten = "SELECT COUNT(*)" + withoutReceipt + " AND i.created_at < ?";
+    // parameters: registered before, limit
+    forgotten =
+        "SELECT i.scope, i.intent_key, i.created_at"
+            + withoutReceipt
+            + " AND i.created_at < ? ORDER BY i.created_at, i.scope, i.intent_key LIMIT ?";
+    // leased (odd fence, as countMessages) with the lease run out before the parameter
+    String staleMessage = " FROM " + p + "messages WHERE fence % 2 = 1 AND deliver_at < ?";
+    countStaleMessages = "SELECT COUNT(*)" + staleMessage;
+    staleMessages =
+        "SELECT queue, message_key, deliver_at"
+            + staleMessage
+            + " ORDER BY deliver_at, queue, message_key LIMIT ?";
+    // parameters: the two held states, lease run out before, (limit)
+    String staleClaim = " FROM " + p + "claims WHERE state IN (?, ?) AND lease_until < ?";
+    countStaleClaims = "SELECT COUNT(*)" + staleClaim;
+    staleClaims =
+        "SELECT scope, intent_key, lease_until"
+            + staleClaim
+            + " ORDER BY lease_until, scope, intent_key LIMIT ?";
   }
 }

@@ -2,8 +2,10 @@ package dev.onceonly.internal.maintenance;
 
 import dev.onceonly.IntentKey;
 import dev.onceonly.ReceiptStore;
+import dev.onceonly.external.ClaimState;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.Migrator;
+import dev.onceonly.maintenance.Audit;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.maintenance.StoreStatus.PendingIntent;
@@ -16,11 +18,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
 
@@ -241,6 +247,201 @@ public final class SqlMaintenance implements Maintenance {
       }
     } while (n == batchSize);
     return total;
+  }
+
+  @Override
+  public Audit.Report audit(Audit.Rules rules) {
+    Objects.requireNonNull(rules, "rules");
+    Instant now = clock.instant();
+    return database.read(c -> audit(c, rules, now));
+  }
+
+  /** Collects an audit's findings: the first {@link Audit#MAX_LISTED} listed, all counted. */
+  private static final class Findings {
+    final Map<Audit.Kind, Long> counts = new EnumMap<>(Audit.Kind.class);
+    final List<Audit.Finding> listed = new ArrayList<>();
+
+    void add(Audit.Kind kind, String where, String key, String detail) {
+      counts.merge(kind, 1L, Long::sum);
+      if (listed.size() < Audit.MAX_LISTED) {
+        listed.add(new Audit.Finding(kind, where, key, detail));
+      }
+    }
+
+    void count(Audit.Kind kind, long n) {
+      counts.merge(kind, n, Long::sum);
+    }
+
+    /** Lists a finding already counted by {@link #count}. */
+    void listed(Audit.Kind kind, String where, String key, String detail) {
+      if (listed.size() < Audit.MAX_LISTED) {
+        listed.add(new Audit.Finding(kind, where, key, detail));
+      }
+    }
+  }
+
+  /** An effect's or a receipt's key: the scope is null when the effects query gives none. */
+  private record EffectKey(String scope, String key) {}
+
+  private Audit.Report audit(Connection c, Audit.Rules rules, Instant now) throws SQLException {
+    Findings f = new Findings();
+    long effectKeys = 0;
+    long receiptCount = 0;
+    if (rules.checksEffects()) {
+      Map<EffectKey, Long> effects = effects(c, rules.effectsQuery());
+      effectKeys = effects.size();
+      boolean scoped = effects.keySet().stream().anyMatch(k -> k.scope() != null);
+      Set<EffectKey> receipts = receiptKeys(c, rules.operation(), scoped);
+      receiptCount = receipts.size();
+      for (Map.Entry<EffectKey, Long> e : effects.entrySet()) {
+        EffectKey k = e.getKey();
+        long n = e.getValue();
+        String where = k.scope() == null ? "" : k.scope();
+        if (n > 1) {
+          f.add(Audit.Kind.DUPLICATE_EFFECT, where, k.key(), n + " effects for one intent");
+        }
+        if (n > 0 && !receipts.contains(k)) {
+          f.add(
+              Audit.Kind.EFFECT_WITHOUT_RECEIPT,
+              where,
+              k.key(),
+              n + (n == 1 ? " effect" : " effects") + ", no receipt of " + rules.operation());
+        }
+      }
+      for (EffectKey k : receipts) {
+        if (effects.getOrDefault(k, 0L) == 0) {
+          f.add(
+              Audit.Kind.RECEIPT_WITHOUT_EFFECT,
+              k.scope() == null ? "" : k.scope(),
+              k.key(),
+              "receipt of " + rules.operation() + " without its effect");
+        }
+      }
+    }
+    forgotten(c, f, cutoff(now, rules.pendingBound()), now);
+    staleLeases(c, f, cutoff(now, rules.leaseGrace()), now);
+    return new Audit.Report(now, effectKeys, receiptCount, f.counts, f.listed);
+  }
+
+  private static Instant cutoff(Instant now, Duration bound) {
+    return bound.compareTo(Duration.between(Instant.EPOCH, now)) > 0
+        ? Instant.EPOCH
+        : now.minus(bound);
+  }
+
+  private static Map<EffectKey, Long> effects(Connection c, String query) {
+    Map<EffectKey, Long> out = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement(query);
+        ResultSet rs = ps.executeQuery()) {
+      int columns = rs.getMetaData().getColumnCount();
+      if (columns != 2 && columns != 3) {
+        throw new IllegalArgumentException(
+            "effectsQuery must return (key, count) or (scope, key, count), not "
+                + columns
+                + " columns");
+      }
+      while (rs.next()) {
+        EffectKey k =
+            columns == 2
+                ? new EffectKey(null, rs.getString(1))
+                : new EffectKey(rs.getString(1), rs.getString(2));
+        out.merge(k, rs.getLong(columns), Long::sum);
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new IllegalArgumentException("effectsQuery failed: " + e.getMessage(), e);
+    }
+  }
+
+  private Set<EffectKey> receiptKeys(Connection c, String operation, boolean scoped)
+      throws SQLException {
+    Set<EffectKey> out = new HashSet<>();
+    String scope = "";
+    String key = "";
+    int n;
+    do {
+      n = 0;
+      try (PreparedStatement ps = c.prepareStatement(sql.receiptKeysPage)) {
+        ps.setString(1, operation);
+        ps.setString(2, scope);
+        ps.setString(3, scope);
+        ps.setString(4, key);
+        ps.setInt(5, MAX_BATCH);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            n++;
+            scope = rs.getString(1);
+            key = rs.getString(2);
+            out.add(new EffectKey(scoped ? scope : null, key));
+          }
+        }
+      }
+    } while (n == MAX_BATCH);
+    return out;
+  }
+
+  private void forgotten(Connection c, Findings f, Instant before, Instant now)
+      throws SQLException {
+    f.count(Audit.Kind.FORGOTTEN_INTENT, longs(c, sql.countForgotten, 1, before)[0]);
+    try (PreparedStatement ps = prepare(c, sql.forgotten, before)) {
+      ps.setInt(2, Audit.MAX_LISTED);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          f.listed(
+              Audit.Kind.FORGOTTEN_INTENT,
+              rs.getString(1),
+              rs.getString(2),
+              "registered "
+                  + Duration.between(instant(rs, 3), now).toSeconds()
+                  + "s ago, no receipt");
+        }
+      }
+    }
+  }
+
+  private void staleLeases(Connection c, Findings f, Instant before, Instant now)
+      throws SQLException {
+    f.count(Audit.Kind.STALE_LEASE, longs(c, sql.countStaleMessages, 1, before)[0]);
+    try (PreparedStatement ps = prepare(c, sql.staleMessages, before)) {
+      ps.setInt(2, Audit.MAX_LISTED);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          f.listed(
+              Audit.Kind.STALE_LEASE,
+              rs.getString(1),
+              rs.getString(2),
+              "message lease ran out "
+                  + Duration.between(instant(rs, 3), now).toSeconds()
+                  + "s ago");
+        }
+      }
+    }
+    String held = ClaimState.IN_PROGRESS.name();
+    String cancelling = ClaimState.CANCEL_REQUESTED.name();
+    try (PreparedStatement ps = c.prepareStatement(sql.countStaleClaims)) {
+      ps.setString(1, held);
+      ps.setString(2, cancelling);
+      bind(ps, 3, before);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        f.count(Audit.Kind.STALE_LEASE, rs.getLong(1));
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.staleClaims)) {
+      ps.setString(1, held);
+      ps.setString(2, cancelling);
+      bind(ps, 3, before);
+      ps.setInt(4, Audit.MAX_LISTED);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          f.listed(
+              Audit.Kind.STALE_LEASE,
+              rs.getString(1),
+              rs.getString(2),
+              "claim lease ran out " + Duration.between(instant(rs, 3), now).toSeconds() + "s ago");
+        }
+      }
+    }
   }
 
   private Instant cutoff(Duration olderThan, int batchSize, LongConsumer progress) {

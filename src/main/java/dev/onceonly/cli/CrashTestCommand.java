@@ -1,0 +1,113 @@
+package dev.onceonly.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceonly.testing.FaultReport;
+import dev.onceonly.testing.FaultRun;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** Runs {@link FaultRun} on the application's target and renders its {@link FaultReport}. */
+@Command(
+    name = "crash-test",
+    description = {
+      "Kills child JVMs running your FaultTarget with SIGKILL at many points (every statement and"
+          + " commit), runs every unanswered key again, and counts duplicate and lost effects in"
+          + " your tables with --effects-query. The target must be on the class path:"
+          + " java -cp onceonly-cli.jar:your.jar dev.onceonly.cli.Main crash-test ...",
+      "Exit status 1 when an effect was duplicated or lost."
+    })
+final class CrashTestCommand implements Callable<Integer> {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--target",
+      required = true,
+      paramLabel = "CLASS",
+      description = "your dev.onceonly.testing.FaultTarget: public, with a no-argument constructor")
+  String target;
+
+  @Option(
+      names = "--effects-query",
+      required = true,
+      paramLabel = "SQL",
+      description =
+          "SQL counting your effects per key, (key, count), e.g. \"SELECT order_id, COUNT(*) FROM"
+              + " charges GROUP BY order_id\"")
+  String effectsQuery;
+
+  @Option(
+      names = "--kills",
+      defaultValue = "50",
+      description = "child JVMs to kill (default: ${DEFAULT-VALUE})")
+  int kills;
+
+  @Option(names = "--keys", description = "keys in all (default: twice the kills)")
+  Integer keys;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "random seed of the kill points (default: ${DEFAULT-VALUE})")
+  long seed;
+
+  @Option(
+      names = "--db",
+      paramLabel = "FILE",
+      description = "the SQLite file to work on (default: a new one in a temporary folder)")
+  Path db;
+
+  @Option(names = "--json", description = "print JSON instead of text")
+  boolean json;
+
+  @Override
+  public Integer call() {
+    FaultReport r;
+    try {
+      FaultRun run = FaultRun.of(target, effectsQuery).kills(kills).seed(seed);
+      if (keys != null) {
+        run.keys(keys);
+      }
+      if (db != null) {
+        run.file(db);
+      }
+      r = run.run();
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new CliException(CliException.USAGE, Target.firstLine(e.getMessage()));
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      Map<String, Object> doc = new LinkedHashMap<>();
+      doc.put("clean", r.clean());
+      doc.put("kills", r.kills());
+      doc.put("keys", r.keys());
+      doc.put("children", r.children());
+      doc.put("duplicates", r.duplicates());
+      doc.put("lost", r.lost());
+      doc.put("duplicatedKeys", r.duplicatedKeys());
+      doc.put("lostKeys", r.lostKeys());
+      doc.put("killPoints", r.killPoints());
+      doc.put("file", r.file().toString());
+      doc.put("elapsedSeconds", r.elapsed().toSeconds());
+      try {
+        out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(doc));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    } else {
+      out.print(r.summary());
+      out.println("database " + r.file());
+    }
+    return r.clean() ? 0 : CliException.FAILED;
+  }
+}

@@ -1,0 +1,502 @@
+package dev.onceonly.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the application's {@link FaultTarget} in child JVMs on one SQLite file, kills them with
+ * SIGKILL at many progress points, calls the target again for every key that got no answer, and
+ * counts duplicate and lost effects in the application's own tables.
+ *
+ * <pre>{@code
+ * FaultReport report = FaultRun.of(ChargeTarget.class,
+ *         "SELECT order_id, COUNT(*) FROM charges GROUP BY order_id")
+ *     .kills(50)
+ *     .run();
+ * assertThat(report.duplicates()).isZero();
+ * assertThat(report.lost()).isZero();
+ * }</pre>
+ *
+ * <p>How it goes: each child JVM opens the store on the file through a connection whose every
+ * statement and commit is a progress point (before and after), and runs the target for a few keys
+ * in turn; it stops at one point chosen at random among those its keys pass through (the points of
+ * a first, uninterrupted child tell how many a key has) and the parent kills it there: inside the
+ * effect, between the effect and the receipt, just after a commit before the call returns, during a
+ * queue's acknowledgement. The application's own code can add points with {@link
+ * FaultPoints#reached}. A key whose call returned is answered and never run again; the others are
+ * run again in the next child, which may be killed in turn. After the kills one last child runs
+ * every key still unanswered to the end. Then the effects query counts the effects per key: a key
+ * counted more than once is a duplicate, a key counted zero times is lost.
+ *
+ * <p>The children get the current {@code java}, the current class path (which must hold the
+ * target), {@code -Xmx128m} and flags for a quick start; nothing of the parent's JVM options. Each
+ * kill costs one JVM start, about half a second. Not thread-safe; build one per run.
+ */
+public final class FaultRun {
+  private final String target;
+  private final String effectsQuery;
+  private int kills = 50;
+  private int keys = 0;
+  private int keysPerChild = 4;
+  private int parallel = 1;
+  private long seed = 1;
+  private Path file;
+  private Duration childTimeout = Duration.ofSeconds(60);
+
+  private FaultRun(String target, String effectsQuery) {
+    this.target = Objects.requireNonNull(target, "target");
+    this.effectsQuery = Objects.requireNonNull(effectsQuery, "effectsQuery");
+    if (effectsQuery.isBlank()) {
+      throw new IllegalArgumentException("effectsQuery must not be blank");
+    }
+  }
+
+  /**
+   * Returns a run of a target class.
+   *
+   * @param target the application's target: public, with a public no-argument constructor
+   * @param effectsQuery the application's SQL that counts its effects per key, two columns {@code
+   *     (key, count)}, such as {@code SELECT order_id, COUNT(*) FROM charges GROUP BY order_id}
+   * @return the run, not started
+   */
+  public static FaultRun of(Class<? extends FaultTarget> target, String effectsQuery) {
+    return new FaultRun(target.getName(), effectsQuery);
+  }
+
+  /**
+   * Returns a run of a target named by its class name, for tools that load it from the class path.
+   *
+   * @param targetClass the binary name of a {@link FaultTarget} class on the class path
+   * @param effectsQuery see {@link #of(Class, String)}
+   * @return the run, not started
+   */
+  public static FaultRun of(String targetClass, String effectsQuery) {
+    return new FaultRun(targetClass, effectsQuery);
+  }
+
+  /**
+   * Sets how many child JVMs are killed. Default 50.
+   *
+   * @param kills from 1 to 100,000
+   * @return this run
+   */
+  public FaultRun kills(int kills) {
+    if (kills < 1 || kills > 100_000) {
+      throw new IllegalArgumentException("kills must be between 1 and 100000");
+    }
+    this.kills = kills;
+    return this;
+  }
+
+  /**
+   * Sets how many keys the run does in all. Default twice the kills.
+   *
+   * @param keys from 1 to 1,000,000
+   * @return this run
+   */
+  public FaultRun keys(int keys) {
+    if (keys < 1 || keys > 1_000_000) {
+      throw new IllegalArgumentException("keys must be between 1 and 1000000");
+    }
+    this.keys = keys;
+    return this;
+  }
+
+  /**
+   * Sets how many keys one child JVM is given. Default 4.
+   *
+   * @param keys from 1 to 1,000
+   * @return this run
+   */
+  public FaultRun keysPerChild(int keys) {
+    if (keys < 1 || keys > 1_000) {
+      throw new IllegalArgumentException("keysPerChild must be between 1 and 1000");
+    }
+    this.keysPerChild = keys;
+    return this;
+  }
+
+  /**
+   * Sets how many child JVMs run at once, each on keys of its own, all on the one file (SQLite
+   * takes one writer at a time; a killed writer's lock goes with its process). Default 1. Two halve
+   * the time on an idle two-core machine; the kills may then exceed {@link #kills} by one less than
+   * this, as children already running are killed too.
+   *
+   * @param children from 1 to 16
+   * @return this run
+   */
+  public FaultRun parallel(int children) {
+    if (children < 1 || children > 16) {
+      throw new IllegalArgumentException("parallel must be between 1 and 16");
+    }
+    this.parallel = children;
+    return this;
+  }
+
+  /**
+   * Sets the random seed that chooses the kill points, so that a run can be repeated. Default 1.
+   *
+   * @param seed any
+   * @return this run
+   */
+  public FaultRun seed(long seed) {
+    this.seed = seed;
+    return this;
+  }
+
+  /**
+   * Sets the SQLite file the run works on. Default a new file in a new temporary folder. An
+   * existing file is used as it is: its keys' effects count too.
+   *
+   * @param file the file; its folder must exist
+   * @return this run
+   */
+  public FaultRun file(Path file) {
+    this.file = Objects.requireNonNull(file, "file");
+    return this;
+  }
+
+  /**
+   * Sets how long one child JVM may take before it is taken for hung. Default 60 seconds.
+   *
+   * @param timeout positive
+   * @return this run
+   */
+  public FaultRun childTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("childTimeout must be > 0");
+    }
+    this.childTimeout = timeout;
+    return this;
+  }
+
+  /**
+   * Runs it: the kills, the last child that finishes every key, then the count.
+   *
+   * @return the report
+   * @throws IllegalStateException if a child fails in another way than being killed (the target
+   *     cannot be loaded or set up, a child hangs), or keys still fail after the last child
+   * @throws IllegalArgumentException if the effects query fails
+   */
+  public FaultReport run() {
+    long started = System.nanoTime();
+    Path db = file != null ? file : newFile();
+    int total = keys > 0 ? keys : 2 * kills;
+    List<String> all = new ArrayList<>();
+    for (int i = 0; i < total; i++) {
+      all.add(String.format(java.util.Locale.ROOT, "k-%06d", i));
+    }
+    Kills state = new Kills(new LinkedHashSet<>(all), new Random(seed));
+    // the first child calibrates alone: how many points a key passes through
+    state.done(List.of(), child(db, 0, state.firstBatch()), 0);
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < parallel; i++) {
+      Thread t = new Thread(() -> state.work(db), "fault-run-" + i);
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while the children ran", e);
+      }
+    }
+    if (state.failure != null) {
+      throw state.failure;
+    }
+    Set<String> unanswered = state.unanswered;
+    Map<String, Integer> where = state.where;
+    int children = state.children;
+    int killed = state.killed;
+    for (int attempt = 0; attempt < 3 && !unanswered.isEmpty(); attempt++) {
+      ChildResult r = child(db, 0, List.copyOf(unanswered));
+      children++;
+      unanswered.removeAll(r.answered);
+    }
+    if (!unanswered.isEmpty()) {
+      throw new IllegalStateException(
+          unanswered.size()
+              + " key(s) still fail after the last child, first "
+              + unanswered.iterator().next());
+    }
+    Map<String, Long> effects = count(db);
+    long duplicates = 0;
+    List<String> duplicated = new ArrayList<>();
+    List<String> lost = new ArrayList<>();
+    for (String k : all) {
+      long n = effects.getOrDefault(k, 0L);
+      if (n > 1) {
+        duplicates += n - 1;
+        duplicated.add(k);
+      } else if (n == 0) {
+        lost.add(k);
+      }
+    }
+    return new FaultReport(
+        killed,
+        total,
+        children,
+        duplicates,
+        duplicated,
+        lost,
+        where,
+        db,
+        Duration.ofNanos(System.nanoTime() - started));
+  }
+
+  /** What the killing children share: the keys, the kills so far, the points a key has. */
+  private final class Kills {
+    final Set<String> unanswered;
+    final Set<String> inFlight = new HashSet<>();
+    final Map<String, Integer> where = new TreeMap<>();
+    final Random random;
+    int children;
+    int killed;
+    int killing;
+    double pointsPerKey;
+    RuntimeException failure;
+
+    Kills(Set<String> unanswered, Random random) {
+      this.unanswered = unanswered;
+      this.random = random;
+    }
+
+    synchronized List<String> firstBatch() {
+      return unanswered.stream().limit(keysPerChild).toList();
+    }
+
+    /** Runs children until the kills are done, the keys are out or a child failed. */
+    void work(Path db) {
+      while (true) {
+        List<String> batch;
+        int killAt;
+        synchronized (this) {
+          while (true) {
+            if (failure != null || killed + killing >= kills || children >= kills * 4 + 1) {
+              notifyAll();
+              return;
+            }
+            batch =
+                unanswered.stream().filter(k -> !inFlight.contains(k)).limit(keysPerChild).toList();
+            if (!batch.isEmpty()) {
+              break;
+            }
+            if (killing == 0) {
+              return; // every key answered
+            }
+            try {
+              wait();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
+          }
+          inFlight.addAll(batch);
+          killing++;
+          children++;
+          int range = Math.max(1, (int) Math.ceil(Math.max(1, pointsPerKey) * batch.size()));
+          killAt = 1 + random.nextInt(range);
+        }
+        try {
+          done(batch, child(db, killAt, batch), 1);
+        } catch (RuntimeException e) {
+          synchronized (this) {
+            failure = failure == null ? e : failure;
+            inFlight.removeAll(batch);
+            killing--;
+            notifyAll();
+          }
+          return;
+        }
+      }
+    }
+
+    synchronized void done(List<String> batch, ChildResult r, int wasKilling) {
+      if (wasKilling == 0) {
+        children++;
+      }
+      inFlight.removeAll(batch);
+      killing -= wasKilling;
+      unanswered.removeAll(r.answered);
+      if (r.killPoint != null) {
+        killed++;
+        where.merge(r.killPoint, 1, Integer::sum);
+      } else if (!r.answered.isEmpty()) {
+        pointsPerKey = Math.max(pointsPerKey, (double) r.points / r.answered.size());
+      }
+      notifyAll();
+    }
+  }
+
+  private static Path newFile() {
+    try {
+      return Files.createTempDirectory("onceonly-fault-run").resolve("store.db");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a folder for the run's database", e);
+    }
+  }
+
+  /** What one child did: the keys it answered, where it was killed (or null), its points. */
+  private record ChildResult(Set<String> answered, String killPoint, int points) {}
+
+  private ChildResult child(Path db, int killAt, List<String> batch) {
+    List<String> command = new ArrayList<>();
+    command.add(
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.addAll(
+        List.of(
+            "-Xmx128m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:CICompilerCount=1",
+            // the class path is the parent's, already verified there: a quicker start
+            "-XX:+UnlockDiagnosticVMOptions",
+            "-XX:-BytecodeVerificationRemote",
+            "-XX:-CreateCoredumpOnCrash",
+            "-cp",
+            System.getProperty("java.class.path"),
+            FaultChild.class.getName(),
+            target,
+            db.toAbsolutePath().toString(),
+            Integer.toString(killAt),
+            String.join(",", batch)));
+    Process p;
+    try {
+      p =
+          new ProcessBuilder(command)
+              .redirectError(
+                  ProcessBuilder.Redirect.appendTo(db.resolveSibling("children.err").toFile()))
+              .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start a child JVM", e);
+    }
+    try {
+      return follow(p, killAt);
+    } finally {
+      p.destroyForcibly();
+      waitFor(p);
+    }
+  }
+
+  private ChildResult follow(Process p, int killAt) {
+    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    Thread pump =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                  lines.add(line);
+                }
+              } catch (IOException e) {
+                // the child is gone: what it printed before is in the queue
+              } finally {
+                lines.add("");
+              }
+            },
+            "fault-run-child");
+    pump.setDaemon(true);
+    pump.start();
+    Set<String> answered = new LinkedHashSet<>();
+    List<String> tail = new ArrayList<>();
+    long deadline = System.nanoTime() + childTimeout.toNanos();
+    int points = 0;
+    while (true) {
+      String line = take(lines, deadline, p);
+      if (line.isEmpty()) {
+        break; // end of stdout
+      }
+      tail.add(line);
+      if (line.startsWith("ANSWERED ")) {
+        answered.add(line.substring(9));
+      } else if (line.startsWith("KILLPOINT ")) {
+        p.destroyForcibly(); // SIGKILL on Linux and macOS: no shutdown hook, no finally
+        waitFor(p);
+        String[] parts = line.split(" ", 4);
+        return new ChildResult(
+            answered, parts.length > 3 ? parts[3] : "?", Integer.parseInt(parts[1]));
+      } else if (line.startsWith("POINTS ")) {
+        points = Integer.parseInt(line.substring(7));
+      }
+    }
+    int status = waitFor(p);
+    if (status != 0) {
+      throw new IllegalStateException(
+          "a child JVM exited with status " + status + " (stop point " + killAt + "): " + tail);
+    }
+    return new ChildResult(answered, null, points);
+  }
+
+  private String take(BlockingQueue<String> lines, long deadline, Process p) {
+    try {
+      String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      if (line == null) {
+        p.destroyForcibly();
+        throw new IllegalStateException("a child JVM ran longer than " + childTimeout);
+      }
+      return line;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      p.destroyForcibly();
+      throw new IllegalStateException("interrupted while a child JVM ran", e);
+    }
+  }
+
+  private static int waitFor(Process p) {
+    try {
+      return p.waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  private Map<String, Long> count(Path db) {
+    Map<String, Long> out = new HashMap<>();
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db.toAbsolutePath());
+        PreparedStatement ps = c.prepareStatement(effectsQuery);
+        ResultSet rs = ps.executeQuery()) {
+      if (rs.getMetaData().getColumnCount() != 2) {
+        throw new IllegalArgumentException("effectsQuery must return two columns: key, count");
+      }
+      while (rs.next()) {
+        out.merge(rs.getString(1), rs.getLong(2), Long::sum);
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new IllegalArgumentException("effectsQuery failed: " + e.getMessage(), e);
+    }
+  }
+}
