@@ -11,6 +11,7 @@ module dev.onceonly {
   requires org.xerial.sqlitejdbc;
   requires static redis.clients.jedis;
   requires static info.picocli;
+  requires static jakarta.servlet;
   requires static spring.beans;
   requires static spring.boot;
   requires static spring.boot.actuator;
@@ -23,6 +24,7 @@ module dev.onceonly {
 
   exports dev.onceonly;
   exports dev.onceonly.external;
+  exports dev.onceonly.http;
   exports dev.onceonly.maintenance;
   exports dev.onceonly.queue;
   exports dev.onceonly.redis;
