@@ -209,6 +209,16 @@ final class HttpTestApp implements AutoCloseable {
       long amount = m.find() ? Long.parseLong(m.group(1)) : 0;
       String id = UUID.randomUUID().toString();
       rows.insert(id, amount, req.getRequestURI());
+      String then = req.getHeader("X-Then");
+      if (then != null) {
+        res.setStatus(Integer.parseInt(then));
+        res.setContentType("application/json");
+        res.getWriter().write("{\"wrote\":\"" + id + "\",\"then\":" + then + "}");
+        return;
+      }
+      if (req.getHeader("X-Then-Throw") != null) {
+        throw new ServletException("the handler failed after writing");
+      }
       String gate = req.getHeader("X-Gate");
       if (gate != null) {
         latch(entered, gate).countDown();
