@@ -5,12 +5,16 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onceonly.CanonicalizationException;
 import dev.onceonly.Canonicalizer;
+import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
+import dev.onceonly.Receipt;
 import dev.onceonly.external.Claim;
 import dev.onceonly.external.ClaimOutcome;
+import dev.onceonly.external.ClaimRecord;
+import dev.onceonly.external.ClaimState;
 import dev.onceonly.external.ExternalEffects;
 import dev.onceonly.external.Settlement;
 import jakarta.servlet.Filter;
@@ -32,6 +36,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntPredicate;
 
@@ -72,6 +77,7 @@ public final class IdempotencyFilter implements Filter {
   private static final System.Logger LOG = System.getLogger(IdempotencyFilter.class.getName());
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int MAX_BYTES = 64 << 20;
+  private static final Canonicalizer FINGERPRINTS = Canonicalizer.defaults();
 
   private final OnceOnly once;
   private final List<Route> routes;
@@ -294,6 +300,15 @@ public final class IdempotencyFilter implements Filter {
       FilterChain chain)
       throws IOException, ServletException {
     ExternalEffects effects = once.externalEffects();
+    Optional<ClaimRecord> done = effects.find(intent);
+    if (done.isPresent()
+        && done.get().state() == ClaimState.COMPLETED
+        && sameRequest(route, arguments, done.get().operation(), done.get().fingerprint())) {
+      // A completed claim is final: its replay needs no write transaction.
+      String json = done.get().resultJson();
+      replay(res, done.get().completedAt(), () -> read(json));
+      return;
+    }
     ClaimOutcome outcome = effects.claim(intent, route.operation(), arguments, route.lease());
     if (outcome instanceof ClaimOutcome.Unknown
         && route.afterCrash() == Route.AfterCrash.RUN_AGAIN) {
@@ -389,6 +404,16 @@ public final class IdempotencyFilter implements Filter {
       HttpServletResponse res,
       FilterChain chain)
       throws IOException, ServletException {
+    Optional<Receipt> stored = once.receipts().find(intent);
+    if (stored.isPresent()
+        && stored.get().resultJson() != null
+        && stored.get().expiresAt().isAfter(clock.instant())
+        && sameRequest(route, arguments, stored.get().operation(), stored.get().fingerprint())) {
+      // A committed receipt is final: its replay needs no transaction of the application's.
+      String json = stored.get().resultJson();
+      replay(res, stored.get().createdAt(), () -> read(json));
+      return;
+    }
     CapturedResponse captured = new CapturedResponse(res, maxResponseBytes, false);
     Outcome<StoredResponse> outcome;
     try {
@@ -460,6 +485,21 @@ public final class IdempotencyFilter implements Filter {
     NotStored(String detail) {
       super(detail, null, false, false);
       this.detail = detail;
+    }
+  }
+
+  /** Whether a stored intent is this request: same operation, same fingerprint. */
+  private static boolean sameRequest(
+      Route route, ObjectNode arguments, String operation, Fingerprint fingerprint) {
+    return route.operation().equals(operation)
+        && FINGERPRINTS.fingerprint(route.operation(), arguments).equals(fingerprint);
+  }
+
+  private static StoredResponse read(String json) {
+    try {
+      return JSON.readValue(json, StoredResponse.class);
+    } catch (IOException e) {
+      throw new IllegalStateException("not a stored response", e);
     }
   }
 
