@@ -55,6 +55,11 @@ public class HttpFilterContract extends ContractSupport {
                 .path("/upserts")
                 .afterCrash(Route.AfterCrash.RUN_AGAIN)
                 .build())
+        .route(
+            Route.builder("versioned")
+                .path("/versioned")
+                .fingerprintHeaders("X-Api-Version")
+                .build())
         .clock(clock)
         .maxResponseBytes(4096);
   }
@@ -300,6 +305,32 @@ public class HttpFilterContract extends ContractSupport {
     assertThat(streamed.statusCode()).isEqualTo(201);
     assertThat(text(streamed)).contains("\"amount\":1250");
     assertThat(claim("alice", "k-1").state()).isNotEqualTo(ClaimState.COMPLETED);
+  }
+
+  @Test
+  void anAsynchronousResponseIsSentButNotStored() throws Exception {
+    HttpResponse<byte[]> async =
+        app.send(app.post("/payments", "k-1", "alice", JSON).header("X-Async", "yes"));
+
+    assertThat(async.statusCode()).isEqualTo(201);
+    assertThat(text(async)).isEqualTo("{\"async\":true}");
+    assertThat(claim("alice", "k-1").state()).isNotEqualTo(ClaimState.COMPLETED);
+    assertThat(log.records())
+        .anySatisfy(r -> assertThat(r.getParameters()[1].toString()).contains("asynchronous"));
+  }
+
+  @Test
+  void aFingerprintHeaderIsPartOfTheRequest() throws Exception {
+    HttpResponse<byte[]> v1 =
+        app.send(app.post("/versioned", "k-1", "alice", JSON).header("X-Api-Version", "2024-06"));
+    HttpResponse<byte[]> again =
+        app.send(app.post("/versioned", "k-1", "alice", JSON).header("X-Api-Version", "2024-06"));
+    HttpResponse<byte[]> v2 =
+        app.send(app.post("/versioned", "k-1", "alice", JSON).header("X-Api-Version", "2025-01"));
+
+    assertReplayOf(again, v1);
+    assertProblem(v2, 422, "key-reused");
+    assertThat(rows()).isEqualTo(1);
   }
 
   @Test

@@ -37,8 +37,9 @@ import org.eclipse.jetty.server.ServerConnector;
  * <p>The handler is steered by request headers that are not part of the fingerprint: {@code
  * X-Status} answers that status without writing, {@code X-Big} writes a body of that many bytes,
  * {@code X-Gate} parks the handler (after its row is written) until {@link #open} releases that
- * gate, {@code X-Throw} throws, {@code X-Stream} flushes mid-body. An authentication filter turns
- * {@code X-User} into the request's principal, as a real authentication layer would.
+ * gate, {@code X-Throw} throws, {@code X-Stream} flushes mid-body, {@code X-Async} answers from an
+ * asynchronous context. An authentication filter turns {@code X-User} into the request's principal,
+ * as a real authentication layer would.
  */
 final class HttpTestApp implements AutoCloseable {
   static final String TABLE = "app_payments";
@@ -84,10 +85,15 @@ final class HttpTestApp implements AutoCloseable {
   HttpTestApp(Filter filter, Rows rows, Around around) throws Exception {
     server = new Server(0);
     ServletContextHandler context = new ServletContextHandler();
-    context.addFilter(
-        new FilterHolder(new Authentication()), "/*", EnumSet.of(DispatcherType.REQUEST));
-    context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
-    context.addServlet(new ServletHolder(new Payments(rows, around)), "/*");
+    FilterHolder authentication = new FilterHolder(new Authentication());
+    authentication.setAsyncSupported(true);
+    context.addFilter(authentication, "/*", EnumSet.of(DispatcherType.REQUEST));
+    FilterHolder idempotency = new FilterHolder(filter);
+    idempotency.setAsyncSupported(true);
+    context.addFilter(idempotency, "/*", EnumSet.of(DispatcherType.REQUEST));
+    ServletHolder payments = new ServletHolder(new Payments(rows, around));
+    payments.setAsyncSupported(true);
+    context.addServlet(payments, "/*");
     server.setHandler(context);
     server.start();
     port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
@@ -230,6 +236,23 @@ final class HttpTestApp implements AutoCloseable {
       res.setHeader("Location", "/payments/" + id);
       res.setHeader("X-Not-Replayed", "volatile");
       res.setContentType("application/json;charset=UTF-8");
+      if (req.getHeader("X-Async") != null) {
+        jakarta.servlet.AsyncContext async = req.startAsync();
+        async.start(
+            () -> {
+              try {
+                async
+                    .getResponse()
+                    .getOutputStream()
+                    .write("{\"async\":true}".getBytes(StandardCharsets.UTF_8));
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              } finally {
+                async.complete();
+              }
+            });
+        return;
+      }
       String big = req.getHeader("X-Big");
       if (big != null) {
         byte[] filler = new byte[Integer.parseInt(big)];

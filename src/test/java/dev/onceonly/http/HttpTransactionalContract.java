@@ -255,6 +255,16 @@ public class HttpTransactionalContract {
   }
 
   @Test
+  void anAsynchronousHandlerIsRolledBackAnd500() throws Exception {
+    HttpResponse<byte[]> async =
+        app.send(post("/payments/async", "t-async", JSON).header("X-Async", "yes"));
+
+    assertProblem(async, 500, "response-not-stored");
+    assertThat(rows("/payments/async")).isZero();
+    assertThat(receipts("t-async")).isZero();
+  }
+
+  @Test
   void aKeyPastItsRetentionIs422Expired() throws Exception {
     pay("/payments/expired", "t-expired", JSON);
     CLOCK.advance(Duration.ofHours(25));
