@@ -13,6 +13,7 @@ module dev.onceonly {
   requires static redis.clients.jedis;
   requires static info.picocli;
   requires static org.junit.jupiter.api;
+  requires static jakarta.servlet;
   requires static spring.beans;
   requires static spring.boot;
   requires static spring.boot.actuator;
@@ -25,6 +26,7 @@ module dev.onceonly {
 
   exports dev.onceonly;
   exports dev.onceonly.external;
+  exports dev.onceonly.http;
   exports dev.onceonly.maintenance;
   exports dev.onceonly.queue;
   exports dev.onceonly.redis;

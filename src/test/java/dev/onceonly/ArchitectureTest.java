@@ -186,4 +186,17 @@ class ArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAPackage("org.junit..");
+
+  /**
+   * (c) The Servlet API is for the HTTP filter (and the Spring wiring that registers it) only: the
+   * core runs without a servlet container.
+   */
+  @ArchTest
+  static final ArchRule onlyTheHttpFilterUsesTheServletApi =
+      noClasses()
+          .that()
+          .resideOutsideOfPackages("dev.onceonly.http..", "dev.onceonly.spring..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("jakarta.servlet..");
 }

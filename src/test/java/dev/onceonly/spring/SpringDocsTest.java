@@ -2,6 +2,7 @@ package dev.onceonly.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceonly.http.IdempotencyFilter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.sqlite.SQLiteConfig;
 
 /**
@@ -87,12 +90,20 @@ class SpringDocsTest {
     String docs = docs();
     ApplicationContextRunner runner =
         new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class))
+            .withConfiguration(
+                AutoConfigurations.of(
+                    OnceOnlyAutoConfiguration.class, OnceOnlyHttpAutoConfiguration.class))
             .withBean(
                 DataSource.class,
                 () ->
                     OnceOnlyAutoConfigurationTest.sqlite(
-                        dir.resolve("docs.db"), SQLiteConfig.TransactionMode.IMMEDIATE));
+                        dir.resolve("docs.db"), SQLiteConfig.TransactionMode.IMMEDIATE))
+            .withBean(
+                PlatformTransactionManager.class,
+                () ->
+                    new DataSourceTransactionManager(
+                        OnceOnlyAutoConfigurationTest.sqlite(
+                            dir.resolve("docs.db"), SQLiteConfig.TransactionMode.IMMEDIATE)));
     runner.run(context -> assertThat(context).hasNotFailed()); // the schema, for "validate"
     List<String> blocks = List.of(docs.split("```properties\n"));
     for (String block : blocks.subList(1, blocks.size())) {
@@ -104,7 +115,13 @@ class SpringDocsTest {
               .toArray(String[]::new);
       runner
           .withPropertyValues(properties)
-          .run(context -> assertThat(context).as(String.join(", ", properties)).hasNotFailed());
+          .run(
+              context -> {
+                assertThat(context).as(String.join(", ", properties)).hasNotFailed();
+                if (String.join("\n", properties).contains("onceonly.http.routes")) {
+                  assertThat(context).hasSingleBean(IdempotencyFilter.class);
+                }
+              });
     }
   }
 }

@@ -1,0 +1,408 @@
+package dev.onceonly.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.onceonly.CurrentTransaction;
+import dev.onceonly.OnceOnly;
+import dev.onceonly.http.HandlerTransaction;
+import dev.onceonly.http.IdempotencyFilter;
+import dev.onceonly.http.Route;
+import dev.onceonly.http.ScopeResolver;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+
+/**
+ * Requests per second through {@link IdempotencyFilter} against the same endpoint without it, in
+ * one run, on a real Jetty server with {@code java.net.http.HttpClient} clients. The handler writes
+ * one row ({@code payments(id TEXT PRIMARY KEY, amount BIGINT)}) to a SQLite file in WAL with
+ * {@code synchronous=FULL}, in a transaction of its own when no filter gave it one.
+ *
+ * <p>Cases, each against the bare endpoint in the order A B B A (a figure is the mean of its two
+ * runs, the load average printed with each): <b>plain</b> (new key per request, the plain mode on a
+ * store opened with {@code sqlite(file)}: a claim, the handler's transaction, the completion),
+ * <b>transactional</b> (new key per request, the transactional mode without Spring: the receipt and
+ * the row in one transaction, through a small {@link HandlerTransaction} and {@link
+ * CurrentTransaction} over one connection per thread), and <b>replay</b> (one key, every request
+ * answered from the stored response). After each run the rows are counted and compared with the
+ * handler runs the client saw; a mismatch is reported loudly. Each run has a fresh file.
+ *
+ * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
+ * -Dbench.main=dev.onceonly.bench.HttpBenchMain -Dbench.args="seconds=5 clients=4 warmup=2"} (each
+ * endpoint runs {@code warmup} seconds first, uncounted, for the JIT).
+ */
+public final class HttpBenchMain {
+  private HttpBenchMain() {}
+
+  /** What a client sends. */
+  enum Path_ {
+    DIRECT("/direct"),
+    PLAIN("/plain"),
+    TX("/tx"),
+    REPLAY("/plain");
+
+    final String path;
+
+    Path_(String path) {
+      this.path = path;
+    }
+  }
+
+  record Run(double rate, long answers, long handlerRuns, long rows, String load) {
+    boolean ok() {
+      return handlerRuns == rows;
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> a = new LinkedHashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      a.put(eq < 0 ? arg : arg.substring(0, eq), eq < 0 ? "" : arg.substring(eq + 1));
+    }
+    int seconds = Integer.parseInt(a.getOrDefault("seconds", "5"));
+    int clients = Integer.parseInt(a.getOrDefault("clients", "4"));
+    StringBuilder table = new StringBuilder();
+    table.append(
+        "| case | endpoint | req/s (mean) | run 1 | run 2 | filtered / bare | rows = handler runs |"
+            + " load avg (run 1; run 2) |\n|---|---|---:|---:|---:|---:|---|---|\n");
+    List<String> mismatches = new ArrayList<>();
+    int warmup = Integer.parseInt(a.getOrDefault("warmup", "2"));
+    for (Path_ p : Path_.values()) {
+      System.out.println("warm-up, not counted:");
+      run(p, warmup, clients);
+    }
+    for (Path_ guarded : List.of(Path_.PLAIN, Path_.TX, Path_.REPLAY)) {
+      Run a1 = run(Path_.DIRECT, seconds, clients);
+      Run b1 = run(guarded, seconds, clients);
+      Run b2 = run(guarded, seconds, clients);
+      Run a2 = run(Path_.DIRECT, seconds, clients);
+      double bare = (a1.rate + a2.rate) / 2;
+      double filtered = (b1.rate + b2.rate) / 2;
+      String name = guarded.name().toLowerCase(Locale.ROOT);
+      for (Run r : List.of(a1, b1, b2, a2)) {
+        if (!r.ok()) {
+          mismatches.add(name + ": " + r);
+        }
+      }
+      table.append(row(name, "bare", bare, a1, a2, "", a1.ok() && a2.ok()));
+      table.append(
+          row(
+              name,
+              "through the filter",
+              filtered,
+              b1,
+              b2,
+              String.format(Locale.ROOT, "%.2f", filtered / bare),
+              b1.ok() && b2.ok()));
+    }
+    System.out.println();
+    System.out.println(table);
+    Path out = Path.of("target", "benchmarks", "http.md");
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, table.toString());
+    if (!mismatches.isEmpty()) {
+      System.out.println("COUNT MISMATCH: " + mismatches);
+      System.exit(1);
+    }
+  }
+
+  static String row(
+      String name, String endpoint, double mean, Run r1, Run r2, String ratio, boolean ok) {
+    return String.format(
+        Locale.ROOT,
+        "| %s | %s | %.0f | %.0f | %.0f | %s | %s | %s; %s |%n",
+        name,
+        endpoint,
+        mean,
+        r1.rate,
+        r2.rate,
+        ratio,
+        ok ? "yes" : "NO",
+        r1.load,
+        r2.load);
+  }
+
+  static String load() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException e) {
+      return "?";
+    }
+  }
+
+  /** One run: a fresh file, a server, {@code clients} threads sending for {@code seconds}. */
+  static Run run(Path_ target, int seconds, int clients) throws Exception {
+    Path dir = Files.createTempDirectory("onceonly-http-bench");
+    Path file = dir.resolve("bench.db");
+    SQLiteConfig config = new SQLiteConfig();
+    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+    config.setBusyTimeout(30_000);
+    config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+    SQLiteDataSource sqlite = new SQLiteDataSource(config);
+    sqlite.setUrl("jdbc:sqlite:" + file);
+    // A pool, as an application has one: OnceOnly takes a connection per call.
+    HikariConfig pool = new HikariConfig();
+    pool.setDataSource(sqlite);
+    pool.setMaximumPoolSize(64);
+    HikariDataSource ds = new HikariDataSource(pool);
+    try (Connection c = ds.getConnection()) {
+      c.createStatement()
+          .execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, amount BIGINT NOT NULL)");
+    }
+    ThreadTx tx = new ThreadTx(ds);
+    AtomicLong handlerRuns = new AtomicLong();
+    try (OnceOnly once = OnceOnly.builder().dataSource(ds).currentTransaction(tx).build();
+        OnceOnly own = OnceOnly.builder().sqlite(file).build()) {
+      // The plain mode on the store's own connection (group commit), as an application opens it.
+      IdempotencyFilter plain =
+          IdempotencyFilter.builder(own)
+              .route(Route.builder("plain").path("/plain").build())
+              .scope(ScopeResolver.fixed("bench"))
+              .build();
+      IdempotencyFilter transactional =
+          IdempotencyFilter.builder(once)
+              .route(Route.builder("tx").path("/tx").build())
+              .scope(ScopeResolver.fixed("bench"))
+              .transactional(tx)
+              .build();
+      Server server = new Server(0);
+      ServletContextHandler context = new ServletContextHandler();
+      context.addFilter(new FilterHolder(plain), "/*", EnumSet.of(DispatcherType.REQUEST));
+      context.addFilter(new FilterHolder(transactional), "/*", EnumSet.of(DispatcherType.REQUEST));
+      context.addServlet(new ServletHolder(new Handler(tx, handlerRuns)), "/*");
+      server.setHandler(context);
+      server.start();
+      try {
+        int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+        return drive(target, port, seconds, clients, handlerRuns, ds);
+      } finally {
+        server.stop();
+        tx.close();
+      }
+    } finally {
+      ds.close();
+    }
+  }
+
+  static Run drive(
+      Path_ target, int port, int seconds, int clients, AtomicLong handlerRuns, DataSource ds)
+      throws Exception {
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    URI uri = URI.create("http://localhost:" + port + target.path);
+    String fixedKey = "replay-" + UUID.randomUUID();
+    if (target == Path_.REPLAY) {
+      send(client, uri, fixedKey); // the stored response every later request gets
+    }
+    String load = load();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong answers = new AtomicLong();
+    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    List<Future<?>> running = new ArrayList<>();
+    long start = System.nanoTime();
+    for (int i = 0; i < clients; i++) {
+      running.add(
+          pool.submit(
+              () -> {
+                while (!stop.get()) {
+                  String key = target == Path_.REPLAY ? fixedKey : UUID.randomUUID().toString();
+                  int status = send(client, uri, key);
+                  if (status != 201) {
+                    throw new IllegalStateException("status " + status);
+                  }
+                  answers.incrementAndGet();
+                }
+                return null;
+              }));
+    }
+    Thread.sleep(seconds * 1000L); // the measuring window, not a wait for a condition
+    stop.set(true);
+    for (Future<?> f : running) {
+      f.get();
+    }
+    double elapsed = (System.nanoTime() - start) / 1e9;
+    pool.shutdown();
+    long rows;
+    try (Connection c = ds.getConnection();
+        ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM payments")) {
+      rs.next();
+      rows = rs.getLong(1);
+    }
+    Run r = new Run(answers.get() / elapsed, answers.get(), handlerRuns.get(), rows, load);
+    System.out.printf(
+        Locale.ROOT,
+        "%-8s %8.0f req/s  answers=%d handler runs=%d rows=%d load %s%n",
+        target,
+        r.rate,
+        r.answers,
+        r.handlerRuns,
+        r.rows,
+        load);
+    return r;
+  }
+
+  static int send(HttpClient client, URI uri, String key) throws Exception {
+    HttpRequest request =
+        HttpRequest.newBuilder(uri)
+            .header("Content-Type", "application/json")
+            .header(IdempotencyFilter.KEY_HEADER, key)
+            .POST(HttpRequest.BodyPublishers.ofString("{\"amount\": 1250}"))
+            .build();
+    return client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+
+  /** The handler: one row, in the filter's transaction if it gave one, else in its own. */
+  static final class Handler extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+    private final transient ThreadTx tx;
+    private final transient AtomicLong runs;
+
+    Handler(ThreadTx tx, AtomicLong runs) {
+      this.tx = tx;
+      this.runs = runs;
+    }
+
+    @Override
+    protected void doPost(HttpServletRequest req, HttpServletResponse res) throws IOException {
+      req.getInputStream().readAllBytes();
+      String id = UUID.randomUUID().toString();
+      try {
+        if (tx.connection() != null) {
+          insert(tx.connection(), id);
+        } else {
+          tx.inTransaction(() -> insert(tx.connection(), id));
+        }
+      } catch (SQLException e) {
+        throw new IOException(e);
+      }
+      runs.incrementAndGet();
+      res.setStatus(201);
+      res.setContentType("application/json");
+      res.getOutputStream().write(("{\"id\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static Void insert(Connection c, String id) throws SQLException {
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO payments VALUES (?, 1250)")) {
+        ps.setString(1, id);
+        ps.executeUpdate();
+      }
+      return null;
+    }
+  }
+
+  /**
+   * The application's transactions without Spring: one connection per thread, a transaction on it
+   * for the duration of {@link #inTransaction}, found by OnceOnly through {@link
+   * CurrentTransaction}.
+   */
+  static final class ThreadTx implements HandlerTransaction, CurrentTransaction, AutoCloseable {
+    private final DataSource ds;
+    private final ThreadLocal<Connection> cached = new ThreadLocal<>();
+    private final ThreadLocal<Connection> open = new ThreadLocal<>();
+    private final List<Connection> all = new ArrayList<>();
+
+    ThreadTx(DataSource ds) {
+      this.ds = ds;
+    }
+
+    @Override
+    public <T, X extends Exception> T inTransaction(Work<T, X> work) throws X {
+      Connection c = connectionOfThisThread();
+      try {
+        c.setAutoCommit(false);
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+      open.set(c);
+      boolean done = false;
+      try {
+        T result = work.run();
+        c.commit();
+        done = true;
+        return result;
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      } finally {
+        open.remove();
+        try {
+          if (!done) {
+            c.rollback();
+          }
+          c.setAutoCommit(true);
+        } catch (SQLException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+
+    private Connection connectionOfThisThread() {
+      Connection c = cached.get();
+      if (c == null) {
+        try {
+          c = ds.getConnection();
+        } catch (SQLException e) {
+          throw new IllegalStateException(e);
+        }
+        cached.set(c);
+        synchronized (all) {
+          all.add(c);
+        }
+      }
+      return c;
+    }
+
+    @Override
+    public Connection connection() {
+      return open.get();
+    }
+
+    @Override
+    public void release(Connection connection) {
+      // the transaction keeps it
+    }
+
+    @Override
+    public void close() throws SQLException {
+      synchronized (all) {
+        for (Connection c : all) {
+          c.close();
+        }
+      }
+    }
+  }
+}
