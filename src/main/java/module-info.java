@@ -22,6 +22,7 @@ module dev.onceonly {
   requires static spring.tx;
 
   exports dev.onceonly;
+  exports dev.onceonly.events;
   exports dev.onceonly.external;
   exports dev.onceonly.maintenance;
   exports dev.onceonly.queue;

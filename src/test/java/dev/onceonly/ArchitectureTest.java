@@ -163,4 +163,21 @@ class ArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAPackage("org.springframework..");
+
+  /**
+   * (e) The events package depends on nothing else of the library, so that every part of it (the
+   * core, the queue, the integrations) can publish there without a cycle.
+   */
+  @ArchTest
+  static final ArchRule theEventsDependOnNothingElseOfTheLibrary =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.onceonly.events..")
+          .should()
+          .dependOnClassesThat(
+              describe(
+                  "of the library outside dev.onceonly.events",
+                  c ->
+                      c.getPackageName().startsWith("dev.onceonly")
+                          && !c.getPackageName().startsWith("dev.onceonly.events")));
 }

@@ -4,6 +4,8 @@ import dev.onceonly.Bounds;
 import dev.onceonly.CanonicalizationException;
 import dev.onceonly.ConflictException;
 import dev.onceonly.InvalidRequestException;
+import dev.onceonly.events.Events;
+import dev.onceonly.events.OnceOnlyEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -291,8 +293,25 @@ public final class Worker implements AutoCloseable {
   private void handle(Job job) {
     boolean handedOver = false;
     handling.incrementAndGet();
+    Events events = queue.events();
+    long started = events.enabled() ? System.nanoTime() : 0;
+    boolean failed = true;
     try {
-      handler.handle(job);
+      try {
+        handler.handle(job);
+        failed = false;
+      } finally {
+        if (started != 0) {
+          Delivery d = job.delivery();
+          events.publish(
+              new OnceOnlyEvent.JobHandled(
+                  queueName,
+                  d.attempt(),
+                  Duration.ofNanos(System.nanoTime() - started),
+                  failed,
+                  d.traceparent()));
+        }
+      }
       handedOver = settle(job);
     } catch (CancellationException e) {
       if (job.isCancelled()) {
