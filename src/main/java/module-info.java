@@ -11,6 +11,9 @@ module dev.onceonly {
   requires org.xerial.sqlitejdbc;
   requires static redis.clients.jedis;
   requires static info.picocli;
+  requires static micrometer.core;
+  requires static io.opentelemetry.api;
+  requires static io.opentelemetry.context;
   requires static spring.beans;
   requires static spring.boot;
   requires static spring.boot.actuator;
@@ -25,6 +28,8 @@ module dev.onceonly {
   exports dev.onceonly.events;
   exports dev.onceonly.external;
   exports dev.onceonly.maintenance;
+  exports dev.onceonly.micrometer;
+  exports dev.onceonly.otel;
   exports dev.onceonly.queue;
   exports dev.onceonly.redis;
   exports dev.onceonly.spring;

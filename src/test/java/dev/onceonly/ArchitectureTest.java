@@ -180,4 +180,24 @@ class ArchitectureTest {
                   c ->
                       c.getPackageName().startsWith("dev.onceonly")
                           && !c.getPackageName().startsWith("dev.onceonly.events")));
+
+  /** (c) Micrometer is for the metrics integration only. */
+  @ArchTest
+  static final ArchRule onlyTheMetricsIntegrationUsesMicrometer =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage("dev.onceonly.micrometer..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.micrometer..");
+
+  /** (c) OpenTelemetry is for the tracing integration only. */
+  @ArchTest
+  static final ArchRule onlyTheTracingIntegrationUsesOpenTelemetry =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage("dev.onceonly.otel..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.opentelemetry..");
 }

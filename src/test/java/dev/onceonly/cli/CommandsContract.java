@@ -333,21 +333,23 @@ class CommandsContract {
     ContractDatabase fresh = database();
     CliRun created = on(fresh, "migrate");
     assertThat(created.status()).as("%s", created).isZero();
-    assertThat(created.out()).contains("from version 0 to 4");
-    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(4);
-    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 4)");
+    assertThat(created.out()).contains("from version 0 to 5");
+    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(5);
+    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 5)");
     assertThat(on(fresh, "status").out())
         .containsPattern("(?m)^messages +any queue: due +0$")
         .containsPattern("(?m)^dead_letters +none +0$")
         .containsPattern("(?m)^claims +none +0$")
         .contains("oldest pending intent: none");
 
-    fresh.exec("DELETE FROM onceonly_schema_version WHERE version = 4");
+    // What version 4 looked like: without version 5's row and its column.
+    fresh.exec("DELETE FROM onceonly_schema_version WHERE version = 5");
+    fresh.exec("ALTER TABLE onceonly_messages DROP COLUMN traceparent");
     CliRun older = on(fresh, "status");
     assertThat(older.status()).isEqualTo(5);
     assertThat(older.err())
-        .contains("is version 3, older than this tool's 4 (run `onceonly migrate`)");
-    assertThat(on(fresh, "migrate").out()).contains("from version 3 to 4");
+        .contains("is version 4, older than this tool's 5 (run `onceonly migrate`)");
+    assertThat(on(fresh, "migrate").out()).contains("from version 4 to 5");
 
     fresh.exec(
         "INSERT INTO onceonly_schema_version VALUES (99, 'V99__future.sql', "

@@ -26,13 +26,14 @@ class ProgressTest {
     String file = db.file().toString();
     CliRun migrate = CliRun.of("migrate", "--db", file);
     assertThat(migrate.status()).as("%s", migrate).isZero();
-    assertThat(migrate.out()).contains("from version 0 to 4");
+    assertThat(migrate.out()).contains("from version 0 to 5");
     assertThat(migrate.err().lines())
         .containsExactly(
             "migrate: applying schema version 1",
             "migrate: applying schema version 2",
             "migrate: applying schema version 3",
-            "migrate: applying schema version 4");
+            "migrate: applying schema version 4",
+            "migrate: applying schema version 5");
 
     long old = Instant.now().minus(Duration.ofDays(60)).toEpochMilli();
     long recent = Instant.now().toEpochMilli();

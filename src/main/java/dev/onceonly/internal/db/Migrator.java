@@ -32,7 +32,8 @@ public final class Migrator {
           "V1__receipt_core.sql",
           "V2__job_queue.sql",
           "V3__external_effects.sql",
-          "V4__live_receipts_index.sql");
+          "V4__live_receipts_index.sql",
+          "V5__message_traceparent.sql");
 
   /** The advisory lock space of migrations (an arbitrary constant: "OnceMigr" folded). */
   private static final int MIGRATION_LOCK_SPACE = 0x4f6e4d67;

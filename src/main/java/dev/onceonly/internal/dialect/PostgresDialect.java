@@ -103,9 +103,9 @@ final class PostgresDialect implements SqlDialect {
         + " x SET deliver_at = ?, fence = x.fence + 1, attempts = x.attempts + 1,"
         + " first_claimed_at = COALESCE(x.first_claimed_at, ?) FROM due WHERE x.id = due.id"
         + " RETURNING x.id, x.message_key, x.payload, x.payload_ref, x.fence, x.attempts,"
-        + " x.created_at, x.last_error, due.due_at)"
-        + " SELECT id, message_key, payload, payload_ref, fence, attempts, created_at, last_error"
-        + " FROM claimed ORDER BY due_at, id";
+        + " x.created_at, x.last_error, x.traceparent, due.due_at)"
+        + " SELECT id, message_key, payload, payload_ref, fence, attempts, created_at, last_error,"
+        + " traceparent FROM claimed ORDER BY due_at, id";
   }
 
   @Override

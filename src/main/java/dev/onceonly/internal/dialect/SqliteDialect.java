@@ -93,7 +93,7 @@ final class SqliteDialect implements SqlDialect {
         + m
         + " WHERE queue = ? AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?)"
         + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
-        + " last_error";
+        + " last_error, traceparent";
   }
 
   @Override

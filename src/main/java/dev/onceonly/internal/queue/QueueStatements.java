@@ -33,8 +33,9 @@ final class QueueStatements {
     insertMessage =
         "INSERT INTO "
             + m
-            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (queue, message_key) DO NOTHING";
+            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
+            + " traceparent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            + " ON CONFLICT (queue, message_key) DO NOTHING";
     messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
     claim = dialect.claim(m);
     ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";

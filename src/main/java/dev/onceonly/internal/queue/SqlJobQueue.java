@@ -87,7 +87,8 @@ public final class SqlJobQueue implements JobQueue {
     return new SqlJobQueue(core, prefix, other, signals, notifyChannel);
   }
 
-  private record Prepared(Message message, String payload, Fingerprint fingerprint) {}
+  private record Prepared(
+      Message message, String payload, Fingerprint fingerprint, String traceparent) {}
 
   private Prepared prepare(Message message) {
     Objects.requireNonNull(message, "message");
@@ -98,8 +99,37 @@ public final class SqlJobQueue implements JobQueue {
     return new Prepared(
         message,
         new String(canonical, StandardCharsets.UTF_8),
-        Fingerprints.of(message.queue(), canonical));
+        Fingerprints.of(message.queue(), canonical),
+        traceparent());
   }
+
+  /**
+   * Reads the sending thread's trace context, before the transaction. A value that is not a W3C
+   * traceparent of printable ASCII within {@link dev.onceonly.TraceContext#MAX_CHARS} is not
+   * stored, and a supplier that throws is logged once: tracing never fails a send.
+   */
+  private String traceparent() {
+    String value;
+    try {
+      value = core.traces().traceparent();
+    } catch (RuntimeException e) {
+      if (!TRACE_FAILURE_LOGGED.getAndSet(true)) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "the trace context supplier threw; messages are sent without a traceparent (logged"
+                + " once)",
+            e);
+      }
+      return null;
+    }
+    return value != null && TRACEPARENT.matcher(value).matches() ? value : null;
+  }
+
+  private static final Pattern TRACEPARENT =
+      Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}[\\x21-\\x7e]{0,60}");
+  private static final java.util.concurrent.atomic.AtomicBoolean TRACE_FAILURE_LOGGED =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private static final System.Logger LOG = System.getLogger(SqlJobQueue.class.getName());
 
   private static void check(String field, String value, Pattern pattern) {
     if (value == null || !pattern.matcher(value).matches()) {
@@ -233,6 +263,7 @@ public final class SqlJobQueue implements JobQueue {
       ps.setString(5, ref);
       times.set(ps, 6, m.deliverAt() == null ? now : m.deliverAt().toEpochMilli());
       times.set(ps, 7, now);
+      ps.setString(8, p.traceparent());
       if (ps.executeUpdate() == 1) {
         insertPayload(c, ref, body, now);
         if (notifyChannel != null) {
@@ -321,7 +352,8 @@ public final class SqlJobQueue implements JobQueue {
                   core.readTree(rs.getString(3)),
                   attempt,
                   rs.getString(4) != null,
-                  times.instant(rs, 7)));
+                  times.instant(rs, 7),
+                  rs.getString(9)));
         }
       }
     }
