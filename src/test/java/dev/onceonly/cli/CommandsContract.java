@@ -362,7 +362,7 @@ class CommandsContract {
           .isEqualTo(
               "onceonly: the schema in "
                   + describe(fresh)
-                  + " is version 99, newer than this tool's 4; use a newer OnceOnly\n");
+                  + " is version 99, newer than this tool's 5; use a newer OnceOnly\n");
     }
   }
 
