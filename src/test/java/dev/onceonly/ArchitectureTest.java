@@ -181,12 +181,15 @@ class ArchitectureTest {
                       c.getPackageName().startsWith("dev.onceonly")
                           && !c.getPackageName().startsWith("dev.onceonly.events")));
 
-  /** (c) Micrometer is for the metrics integration only. */
+  /**
+   * (c) Micrometer is for the metrics integration only (and the Spring auto-configuration that
+   * registers it when the application has a registry).
+   */
   @ArchTest
   static final ArchRule onlyTheMetricsIntegrationUsesMicrometer =
       noClasses()
           .that()
-          .resideOutsideOfPackage("dev.onceonly.micrometer..")
+          .resideOutsideOfPackages("dev.onceonly.micrometer..", "dev.onceonly.spring..")
           .should()
           .dependOnClassesThat()
           .resideInAPackage("io.micrometer..");
