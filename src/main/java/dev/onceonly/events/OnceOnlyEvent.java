@@ -25,7 +25,14 @@ public sealed interface OnceOnlyEvent {
    */
   record StepFinished(String operation, String outcome, String scope, Duration duration)
       implements OnceOnlyEvent {
-    /** Refuses nulls but the scope. */
+    /**
+     * Refuses nulls but the scope.
+     *
+     * @param operation see the record
+     * @param outcome see the record
+     * @param scope see the record
+     * @param duration see the record
+     */
     public StepFinished {
       Objects.requireNonNull(operation, "operation");
       Objects.requireNonNull(outcome, "outcome");
@@ -42,7 +49,12 @@ public sealed interface OnceOnlyEvent {
    *     conflict} (another payload waits under the key)
    */
   record MessageSent(String queue, String status) implements OnceOnlyEvent {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param queue see the record
+     * @param status see the record
+     */
     public MessageSent {
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(status, "status");
@@ -57,7 +69,13 @@ public sealed interface OnceOnlyEvent {
    * @param duration how long the claim took
    */
   record MessagesClaimed(String queue, int count, Duration duration) implements OnceOnlyEvent {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param queue see the record
+     * @param count see the record
+     * @param duration see the record
+     */
     public MessagesClaimed {
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(duration, "duration");
@@ -76,7 +94,13 @@ public sealed interface OnceOnlyEvent {
    *     else 0
    */
   record MessageSettled(String queue, String result, int attempts) implements OnceOnlyEvent {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param queue see the record
+     * @param result see the record
+     * @param attempts see the record
+     */
     public MessageSettled {
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(result, "result");
@@ -95,7 +119,15 @@ public sealed interface OnceOnlyEvent {
   record JobHandled(
       String queue, int attempt, Duration duration, boolean failed, String traceparent)
       implements OnceOnlyEvent {
-    /** Refuses nulls but the traceparent. */
+    /**
+     * Refuses nulls but the traceparent.
+     *
+     * @param queue see the record
+     * @param attempt see the record
+     * @param duration see the record
+     * @param failed see the record
+     * @param traceparent see the record
+     */
     public JobHandled {
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(duration, "duration");
@@ -111,7 +143,12 @@ public sealed interface OnceOnlyEvent {
    *     retry_later}, {@code failed} or {@code cancelled}
    */
   record ClaimAnswered(String operation, String outcome) implements OnceOnlyEvent {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param operation see the record
+     * @param outcome see the record
+     */
     public ClaimAnswered {
       Objects.requireNonNull(operation, "operation");
       Objects.requireNonNull(outcome, "outcome");
@@ -127,7 +164,12 @@ public sealed interface OnceOnlyEvent {
    *     resolution got there first)
    */
   record ClaimSettled(String operation, String outcome) implements OnceOnlyEvent {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param operation see the record
+     * @param outcome see the record
+     */
     public ClaimSettled {
       Objects.requireNonNull(operation, "operation");
       Objects.requireNonNull(outcome, "outcome");
@@ -142,7 +184,12 @@ public sealed interface OnceOnlyEvent {
    * @param duration from the start of the transaction to its commit
    */
   record GroupCommitted(int steps, Duration duration) implements OnceOnlyEvent {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param steps see the record
+     * @param duration see the record
+     */
     public GroupCommitted {
       Objects.requireNonNull(duration, "duration");
     }
@@ -166,7 +213,16 @@ public sealed interface OnceOnlyEvent {
       int deadLettered,
       Duration duration)
       implements OnceOnlyEvent {
-    /** Refuses nulls. */
+    /**
+     * Refuses nulls.
+     *
+     * @param examined see the record
+     * @param published see the record
+     * @param alreadyQueued see the record
+     * @param conflicts see the record
+     * @param deadLettered see the record
+     * @param duration see the record
+     */
     public Reconciled {
       Objects.requireNonNull(duration, "duration");
     }

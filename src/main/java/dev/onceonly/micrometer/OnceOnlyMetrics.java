@@ -37,6 +37,8 @@ import java.util.function.Function;
  * onceonly.reconciler.pass.duration}; {@code onceonly.events.dropped}. Tags hold operation and
  * queue names and fixed outcome words only: a scope or key is never a tag. Thread-safe.
  */
+// Micrometer's types are the application's: nothing to re-export.
+@SuppressWarnings("exports")
 public final class OnceOnlyMetrics implements OnceOnlyListener {
   private final MeterRegistry registry;
   private final Tags common;

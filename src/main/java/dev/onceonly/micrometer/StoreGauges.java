@@ -31,6 +31,8 @@ import java.util.function.ToDoubleFunction;
  * (the gauges then keep the sample before). A failing sample is logged at {@code WARNING} once,
  * then at {@code DEBUG} until a sample succeeds again. Thread-safe.
  */
+// Micrometer's types are the application's: nothing to re-export.
+@SuppressWarnings("exports")
 public final class StoreGauges implements MeterBinder, AutoCloseable {
   private static final System.Logger LOG = System.getLogger(StoreGauges.class.getName());
 

@@ -50,6 +50,8 @@ import java.util.Objects;
  * {@code onceonly.operation}, {@code onceonly.outcome}; never a key, a scope or a payload.
  * Thread-safe.
  */
+// OpenTelemetry's types are the application's: nothing to re-export.
+@SuppressWarnings("exports")
 public final class OnceOnlyTracing implements TraceContext {
   /** The instrumentation scope's name. */
   public static final String INSTRUMENTATION = "dev.onceonly";

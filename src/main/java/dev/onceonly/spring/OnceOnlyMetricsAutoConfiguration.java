@@ -68,7 +68,7 @@ public class OnceOnlyMetricsAutoConfiguration {
    * The gauges of the store's rows, bound to the registry and sampled every {@link
    * #GAUGE_INTERVAL}; closed with the context.
    *
-   * @param once the store
+   * @param store the store
    * @param metrics the listener, whose dropped-events counter is bound here too
    * @param registry the application's registry
    * @return the gauges

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ParameterizedClass(name = "[{0}]")
 @MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
-public class MetricsContract extends ContractSupport {
+class MetricsContract extends ContractSupport {
   private final MeterRegistry registry = new SimpleMeterRegistry();
 
   @Test

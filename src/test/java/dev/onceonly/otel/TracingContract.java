@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ParameterizedClass(name = "[{0}]")
 @MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
-public class TracingContract extends ContractSupport {
+class TracingContract extends ContractSupport {
   private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
   private final SdkTracerProvider provider =
       SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
