@@ -160,13 +160,15 @@ public final class OnceOnlyTracing implements TraceContext {
         b.addLink(sender);
       }
       Span span = b.startSpan();
-      try (Scope unused = span.makeCurrent()) {
+      Scope scope = span.makeCurrent();
+      try {
         handler.handle(job);
       } catch (Exception | Error e) {
         span.recordException(e);
         span.setStatus(StatusCode.ERROR);
         throw e;
       } finally {
+        scope.close();
         span.end();
       }
     };
@@ -190,7 +192,8 @@ public final class OnceOnlyTracing implements TraceContext {
             .setAttribute(DESTINATION, message.queue())
             .setAttribute(OPERATION_TYPE, "send")
             .startSpan();
-    try (Scope unused = span.makeCurrent()) {
+    Scope scope = span.makeCurrent();
+    try {
       SendResult result = queue.send(message);
       span.setAttribute(OUTCOME, result.status().name().toLowerCase(Locale.ROOT));
       return result;
@@ -199,6 +202,7 @@ public final class OnceOnlyTracing implements TraceContext {
       span.setStatus(StatusCode.ERROR);
       throw e;
     } finally {
+      scope.close();
       span.end();
     }
   }
@@ -229,7 +233,8 @@ public final class OnceOnlyTracing implements TraceContext {
       Effect<T, X> effect)
       throws X {
     Span span = internal("onceonly execute " + operation, operation);
-    try (Scope unused = span.makeCurrent()) {
+    Scope scope = span.makeCurrent();
+    try {
       Outcome<T> outcome = store.execute(key, operation, arguments, resultType, effect);
       span.setAttribute(OUTCOME, kind(outcome));
       return outcome;
@@ -238,6 +243,7 @@ public final class OnceOnlyTracing implements TraceContext {
       span.setStatus(StatusCode.ERROR);
       throw e;
     } finally {
+      scope.close();
       span.end();
     }
   }
@@ -256,7 +262,8 @@ public final class OnceOnlyTracing implements TraceContext {
   public ClaimOutcome claim(
       ExternalEffects effects, IntentKey key, String operation, Object arguments, Duration lease) {
     Span span = internal("onceonly claim " + operation, operation);
-    try (Scope unused = span.makeCurrent()) {
+    Scope scope = span.makeCurrent();
+    try {
       ClaimOutcome outcome = effects.claim(key, operation, arguments, lease);
       span.setAttribute(OUTCOME, kind(outcome));
       return outcome;
@@ -265,6 +272,7 @@ public final class OnceOnlyTracing implements TraceContext {
       span.setStatus(StatusCode.ERROR);
       throw e;
     } finally {
+      scope.close();
       span.end();
     }
   }
