@@ -14,6 +14,9 @@ module dev.onceonly {
   requires static info.picocli;
   requires static org.junit.jupiter.api;
   requires static jakarta.servlet;
+  requires static micrometer.core;
+  requires static io.opentelemetry.api;
+  requires static io.opentelemetry.context;
   requires static spring.beans;
   requires static spring.boot;
   requires static spring.boot.actuator;
@@ -25,9 +28,12 @@ module dev.onceonly {
   requires static spring.tx;
 
   exports dev.onceonly;
+  exports dev.onceonly.events;
   exports dev.onceonly.external;
   exports dev.onceonly.http;
   exports dev.onceonly.maintenance;
+  exports dev.onceonly.micrometer;
+  exports dev.onceonly.otel;
   exports dev.onceonly.queue;
   exports dev.onceonly.redis;
   exports dev.onceonly.spring;

@@ -1,6 +1,8 @@
 package dev.onceonly;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceonly.events.Events;
+import dev.onceonly.events.OnceOnlyListener;
 import dev.onceonly.external.ExternalEffects;
 import dev.onceonly.internal.db.CallerTransactions;
 import dev.onceonly.internal.db.DataSourceDatabase;
@@ -31,8 +33,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -80,6 +84,7 @@ public final class OnceOnly implements AutoCloseable {
   private final DatabaseClock databaseClock;
   private final SendNotifications notifications;
   private final SqlMaintenance maintenance;
+  private final Events events;
 
   private OnceOnly(
       Database database,
@@ -93,6 +98,7 @@ public final class OnceOnly implements AutoCloseable {
       String description) {
     this.database = database;
     this.databaseClock = databaseClock;
+    this.events = core.events();
     QueueSignals signals = new QueueSignals();
     this.notifications =
         listenFor == null ? null : SendNotifications.start(prefix, listenFor, signals);
@@ -308,6 +314,16 @@ public final class OnceOnly implements AutoCloseable {
     return maintenance;
   }
 
+  /**
+   * Returns where this instance publishes its events, for the workers and reconcilers built on it
+   * (they find it through {@link JobQueue#events()} on their own) and for {@link Events#dropped()}.
+   *
+   * @return the events; {@link Events#none()} when no listener was registered
+   */
+  public Events events() {
+    return events;
+  }
+
   /** {@return the dialect in use} */
   public Dialect dialect() {
     return database.dialect();
@@ -323,6 +339,7 @@ public final class OnceOnly implements AutoCloseable {
       databaseClock.close();
     }
     database.close();
+    events.close();
   }
 
   /** SQLite's {@code synchronous} setting for files this library opens. */
@@ -407,8 +424,69 @@ public final class OnceOnly implements AutoCloseable {
     private Migrations migrations = Migrations.APPLY;
     private JournalMode journalMode = JournalMode.WAL;
     private CurrentTransaction currentTransaction;
+    private final List<OnceOnlyListener> listeners = new ArrayList<>();
+    private boolean listenerSeesScopes;
+    private int listenerBuffer = Events.DEFAULT_CAPACITY;
+    private TraceContext traceContext = TraceContext.none();
 
     private Builder() {}
+
+    /**
+     * Adds a listener for the events of this instance: steps, sends, claims, settlements, group
+     * commits, and those of the workers and reconcilers built on it. Listeners run on one daemon
+     * thread of the instance, after the work they hear about has returned, never inside a
+     * transaction; a listener that throws or blocks changes no outcome and slows no step (see
+     * {@link Events}). Default: none, and then nothing is measured at all.
+     *
+     * @param listener the listener, for example {@code dev.onceonly.micrometer.OnceOnlyMetrics}
+     * @return this builder
+     */
+    public Builder listener(OnceOnlyListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * Sets whether step events carry the key's scope ({@link
+     * dev.onceonly.events.OnceOnlyEvent.StepFinished#scope()}). Default false: a scope is often a
+     * user or a tenant, too many values for a metric tag and possibly personal data.
+     *
+     * @param seesScopes whether to publish scopes
+     * @return this builder
+     */
+    public Builder listenerSeesScopes(boolean seesScopes) {
+      this.listenerSeesScopes = seesScopes;
+      return this;
+    }
+
+    /**
+     * Sets how many events may wait for slow listeners before further ones are dropped (and
+     * counted, {@link Events#dropped()}). Default {@link Events#DEFAULT_CAPACITY}.
+     *
+     * @param events 1 to 1,048,576
+     * @return this builder
+     * @throws IllegalArgumentException if out of bounds
+     */
+    public Builder listenerBuffer(int events) {
+      if (events <= 0 || events > (1 << 20)) {
+        throw new IllegalArgumentException("listenerBuffer must be between 1 and 1048576");
+      }
+      this.listenerBuffer = events;
+      return this;
+    }
+
+    /**
+     * Sets where a send finds the current trace context, stored with the message and handed to its
+     * handler ({@link dev.onceonly.queue.Delivery#traceparent()}). Default {@link
+     * TraceContext#none()}; {@code dev.onceonly.otel.OnceOnlyTracing} supplies OpenTelemetry's.
+     *
+     * @param traceContext the supplier of the sending thread's {@code traceparent}
+     * @return this builder
+     */
+    public Builder traceContext(TraceContext traceContext) {
+      this.traceContext = Objects.requireNonNull(traceContext, "traceContext");
+      return this;
+    }
 
     /**
      * Stores in an embedded SQLite file, opened by this library in {@link #journalMode} (WAL unless
@@ -783,7 +861,10 @@ public final class OnceOnly implements AutoCloseable {
         database.callerTransactions(currentTransaction);
       }
       DatabaseClock databaseClock = null;
+      Events events = Events.none();
       try {
+        events = Events.to(listeners, listenerSeesScopes, listenerBuffer);
+        database.events(events);
         if (listenForSends != null && !database.sql().notifiesSends()) {
           throw new IllegalStateException("listenForSends needs PostgreSQL");
         }
@@ -801,7 +882,7 @@ public final class OnceOnly implements AutoCloseable {
         }
         return new OnceOnly(
             database,
-            core(database, time),
+            core(database, time, events),
             tablePrefix,
             Set.copyOf(safeToRepeat),
             Map.copyOf(uniqueness),
@@ -814,6 +895,7 @@ public final class OnceOnly implements AutoCloseable {
           databaseClock.close();
         }
         database.close();
+        events.close();
         throw e;
       }
     }
@@ -825,7 +907,7 @@ public final class OnceOnly implements AutoCloseable {
           : database.dialect().id() + ", prefix " + tablePrefix;
     }
 
-    private StoreContext core(Database database, InstantSource clock) {
+    private StoreContext core(Database database, InstantSource clock, Events events) {
       ObjectMapper m = mapper != null ? mapper : new ObjectMapper();
       RequestPreparer requests =
           new RequestPreparer(
@@ -844,7 +926,9 @@ public final class OnceOnly implements AutoCloseable {
           tombstoneRetention,
           rejectionReasonChars,
           rejectionBodyBytes,
-          new StoreContext.Sql(tablePrefix));
+          new StoreContext.Sql(tablePrefix),
+          events,
+          traceContext);
     }
 
     private Database openDatabase() {

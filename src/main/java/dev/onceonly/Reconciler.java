@@ -1,5 +1,8 @@
 package dev.onceonly;
 
+import dev.onceonly.events.Events;
+import dev.onceonly.events.OnceOnlyEvent;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
@@ -18,8 +21,10 @@ public final class Reconciler {
   private final IntentPublisher publisher;
   private final int batchSize;
   private final int maxBatches;
+  private final Events events;
 
   private Reconciler(Builder b) {
+    this.events = b.events;
     this.intents = b.intents;
     this.publisher = b.publisher;
     this.batchSize = b.batchSize;
@@ -54,6 +59,22 @@ public final class Reconciler {
    * @return what the pass did
    */
   public Report reconcile() {
+    long started = System.nanoTime();
+    Report report = pass();
+    if (events.enabled()) {
+      events.publish(
+          new OnceOnlyEvent.Reconciled(
+              report.examined(),
+              report.published(),
+              report.alreadyQueued(),
+              report.conflicts(),
+              report.deadLettered(),
+              Duration.ofNanos(System.nanoTime() - started)));
+    }
+    return report;
+  }
+
+  private Report pass() {
     int examined = 0;
     int published = 0;
     int queued = 0;
@@ -104,6 +125,7 @@ public final class Reconciler {
     private final IntentPublisher publisher;
     private int batchSize = 100;
     private int maxBatches = 1000;
+    private Events events = Events.none();
 
     private Builder(IntentStore intents, IntentPublisher publisher) {
       this.intents = Objects.requireNonNull(intents, "intents");
@@ -135,6 +157,18 @@ public final class Reconciler {
         throw new IllegalArgumentException("maxBatches must be > 0");
       }
       this.maxBatches = batches;
+      return this;
+    }
+
+    /**
+     * Sets where each pass is published ({@link OnceOnlyEvent.Reconciled}), usually the store's
+     * {@code OnceOnly.events()}. Default: nowhere.
+     *
+     * @param events the events
+     * @return this builder
+     */
+    public Builder events(Events events) {
+      this.events = Objects.requireNonNull(events, "events");
       return this;
     }
 

@@ -199,4 +199,44 @@ class ArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAPackage("jakarta.servlet..");
+
+  /**
+   * (e) The events package depends on nothing else of the library, so that every part of it (the
+   * core, the queue, the integrations) can publish there without a cycle.
+   */
+  @ArchTest
+  static final ArchRule theEventsDependOnNothingElseOfTheLibrary =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.onceonly.events..")
+          .should()
+          .dependOnClassesThat(
+              describe(
+                  "of the library outside dev.onceonly.events",
+                  c ->
+                      c.getPackageName().startsWith("dev.onceonly")
+                          && !c.getPackageName().startsWith("dev.onceonly.events")));
+
+  /**
+   * (c) Micrometer is for the metrics integration only (and the Spring auto-configuration that
+   * registers it when the application has a registry).
+   */
+  @ArchTest
+  static final ArchRule onlyTheMetricsIntegrationUsesMicrometer =
+      noClasses()
+          .that()
+          .resideOutsideOfPackages("dev.onceonly.micrometer..", "dev.onceonly.spring..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.micrometer..");
+
+  /** (c) OpenTelemetry is for the tracing integration only. */
+  @ArchTest
+  static final ArchRule onlyTheTracingIntegrationUsesOpenTelemetry =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage("dev.onceonly.otel..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.opentelemetry..");
 }

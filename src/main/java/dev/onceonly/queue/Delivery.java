@@ -15,11 +15,32 @@ import java.util.Objects;
  * @param largePayload whether a large payload is stored by reference (read it with {@link
  *     JobQueue#largePayload})
  * @param enqueuedAt when the message was sent
+ * @param traceparent the W3C {@code traceparent} of the sending thread, recorded at the send by the
+ *     store's {@link dev.onceonly.TraceContext}; null when there was none
  */
 public record Delivery(
-    Lease lease, JsonNode payload, int attempt, boolean largePayload, Instant enqueuedAt) {
+    Lease lease,
+    JsonNode payload,
+    int attempt,
+    boolean largePayload,
+    Instant enqueuedAt,
+    String traceparent) {
   /**
-   * Refuses nulls.
+   * A delivery without a recorded trace context.
+   *
+   * @param lease the hold on the message; needed to acknowledge it
+   * @param payload the message's JSON payload
+   * @param attempt which delivery this is, from 1
+   * @param largePayload whether a large payload is stored by reference
+   * @param enqueuedAt when the message was sent
+   */
+  public Delivery(
+      Lease lease, JsonNode payload, int attempt, boolean largePayload, Instant enqueuedAt) {
+    this(lease, payload, attempt, largePayload, enqueuedAt, null);
+  }
+
+  /**
+   * Refuses nulls but the traceparent.
    *
    * @param lease the hold on the message; needed to acknowledge it
    * @param payload the message's JSON payload
@@ -27,6 +48,7 @@ public record Delivery(
    * @param largePayload whether a large payload is stored by reference (read it with {@link
    *     JobQueue#largePayload})
    * @param enqueuedAt when the message was sent
+   * @param traceparent the sending thread's W3C {@code traceparent}, or null
    */
   public Delivery {
     Objects.requireNonNull(lease, "lease");

@@ -306,4 +306,14 @@ public interface JobQueue {
    * @return a handle whose {@code close()} removes the callback
    */
   AutoCloseable onSend(java.util.function.Consumer<String> listener);
+
+  /**
+   * Returns where the store of this queue publishes its events; a {@link Worker} publishes its
+   * handlers' timings there too.
+   *
+   * @return the events, {@link dev.onceonly.events.Events#none()} unless overridden
+   */
+  default dev.onceonly.events.Events events() {
+    return dev.onceonly.events.Events.none();
+  }
 }

@@ -4,6 +4,8 @@ import dev.onceonly.Bounds;
 import dev.onceonly.CanonicalizationException;
 import dev.onceonly.ConflictException;
 import dev.onceonly.InvalidRequestException;
+import dev.onceonly.events.Events;
+import dev.onceonly.events.OnceOnlyEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -216,8 +218,9 @@ public final class Worker implements AutoCloseable {
       List<Delivery> deliveries;
       try {
         deliveries = queue.receive(queueName, Math.min(room, MAX_CLAIM), lease);
+        pollWorks();
       } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "receive from " + queueName + " failed", e);
+        pollFailed(e);
         deliveries = List.of();
       }
       if (deliveries.isEmpty()) {
@@ -234,6 +237,52 @@ public final class Worker implements AutoCloseable {
         ready.add(new Slot(job));
       }
     }
+  }
+
+  /** Failed polls in a row, and the last one's text; read and written by the claiming thread. */
+  private long pollFailures;
+
+  private String lastPollFailure;
+
+  /**
+   * Logs a failed poll: the first of a run of failures at {@code WARNING}, and again at the 10th,
+   * 100th, 1,000th... failure in a row (with the count) or when the failure changes; the others at
+   * {@code DEBUG}. A store that is down fails every poll of every idle backoff, and a log line per
+   * poll would bury everything else.
+   */
+  private void pollFailed(RuntimeException e) {
+    String text = e.getClass().getName() + ": " + e.getMessage();
+    boolean changed = !text.equals(lastPollFailure);
+    pollFailures = changed ? 1 : pollFailures + 1;
+    lastPollFailure = text;
+    boolean loud = changed || isPowerOfTen(pollFailures);
+    LOG.log(
+        loud ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
+        "receive from "
+            + queueName
+            + " failed"
+            + (pollFailures == 1
+                ? " (the same failure again is logged at DEBUG, at WARNING every tenfold)"
+                : " " + pollFailures + " times in a row"),
+        e);
+  }
+
+  /** Says once that polling works again after failures. */
+  private void pollWorks() {
+    if (pollFailures > 0) {
+      LOG.log(
+          System.Logger.Level.INFO,
+          "receive from " + queueName + " works again after " + pollFailures + " failure(s)");
+      pollFailures = 0;
+      lastPollFailure = null;
+    }
+  }
+
+  private static boolean isPowerOfTen(long n) {
+    while (n >= 10 && n % 10 == 0) {
+      n /= 10;
+    }
+    return n == 1;
   }
 
   /**
@@ -338,8 +387,25 @@ public final class Worker implements AutoCloseable {
     boolean handedOver = false;
     handling.incrementAndGet();
     Deadline deadline = Deadline.start(this, job);
+    Events events = queue.events();
+    long started = events.enabled() ? System.nanoTime() : 0;
+    boolean failed = true;
     try {
-      handler.handle(job);
+      try {
+        handler.handle(job);
+        failed = false;
+      } finally {
+        if (started != 0) {
+          Delivery d = job.delivery();
+          events.publish(
+              new OnceOnlyEvent.JobHandled(
+                  queueName,
+                  d.attempt(),
+                  Duration.ofNanos(System.nanoTime() - started),
+                  failed,
+                  d.traceparent()));
+        }
+      }
       handedOver = settle(job);
     } catch (Throwable t) {
       if (deadline.passed()) {

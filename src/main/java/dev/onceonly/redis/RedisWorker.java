@@ -7,6 +7,8 @@ import dev.onceonly.CanonicalizationException;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
+import dev.onceonly.events.Events;
+import dev.onceonly.events.OnceOnlyEvent;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
@@ -300,8 +302,9 @@ public final class RedisWorker<T> implements AutoCloseable {
       trimmed(entry.id());
       return true;
     }
+    long deliveries = 1;
     if (recovered) {
-      long deliveries = stream.deliveries(entry.id());
+      deliveries = stream.deliveries(entry.id());
       if (deliveries > maxDeliveries) {
         deadLetter(entry, deliveries);
         return true;
@@ -309,10 +312,14 @@ public final class RedisWorker<T> implements AutoCloseable {
     }
     Outcome<T> outcome;
     String refusal;
+    Events events = once.events();
+    long started = events.enabled() ? System.nanoTime() : 0;
+    boolean failed = true;
     try {
       StreamMessage message = decoder.decode(entry.fields());
       outcome = apply(message);
       refusal = outcome == null ? "no registered intent for " + message.key() : refusal(outcome);
+      failed = false;
     } catch (MalformedMessageException | InvalidRequestException | CanonicalizationException e) {
       outcome = null;
       refusal = e.getMessage();
@@ -321,6 +328,16 @@ public final class RedisWorker<T> implements AutoCloseable {
       warnFailed(entry.id(), e);
       listener.settled(entry.id(), Result.FAILED, e.toString());
       return true;
+    } finally {
+      if (started != 0) {
+        events.publish(
+            new OnceOnlyEvent.JobHandled(
+                stream.name(),
+                (int) Math.min(Integer.MAX_VALUE, deliveries),
+                Duration.ofNanos(System.nanoTime() - started),
+                failed,
+                null));
+      }
     }
     failing = false;
     if (refusal != null) {

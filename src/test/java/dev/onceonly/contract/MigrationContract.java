@@ -34,7 +34,8 @@ public class MigrationContract extends ContractSupport {
           "V4__live_receipts_index.sql",
           "V5__schedules.sql",
           "V6__priorities.sql",
-          "V7__unique_keys.sql");
+          "V7__unique_keys.sql",
+          "V8__message_traceparent.sql");
 
   /** Every table the migrations create, without prefix, in alphabetical order. */
   static final List<String> TABLES =
@@ -215,7 +216,7 @@ public class MigrationContract extends ContractSupport {
     start();
     once.intents().register(IntentKey.of("s", "k"), "job", Map.of());
     once.close();
-    exec("DELETE FROM onceonly_schema_version WHERE version = " + MIGRATIONS.size());
+    asAtVersion7();
     Map<String, List<String>> before = snapshot();
 
     assertThatThrownBy(() -> open(clock, b -> b.migrations(OnceOnly.Migrations.VALIDATE)))
@@ -270,5 +271,58 @@ public class MigrationContract extends ContractSupport {
     assertThatThrownBy(() -> OnceOnly.builder().migrations(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("migrations");
+  }
+
+  /**
+   * Makes the database what version 7 left: without version 8's row and without its column (a
+   * message sent then had no traceparent).
+   */
+  private void asAtVersion7() {
+    exec(
+        "DELETE FROM onceonly_schema_version WHERE version = 8",
+        "ALTER TABLE onceonly_messages DROP COLUMN traceparent");
+  }
+
+  @Test
+  void aVersion7DatabaseUpgradesAndItsWaitingMessagesAreDeliveredWithoutATraceparent() {
+    start();
+    once.queue().send("jobs", "before", Map.of("n", 1));
+    once.close();
+    asAtVersion7();
+    assertThat(strings("SELECT message_key FROM onceonly_messages")).containsExactly("before");
+
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    OnceOnly upgraded = track(open(clock, b -> b.traceContext(() -> traceparent)));
+    assertThat(strings("SELECT version FROM onceonly_schema_version ORDER BY version"))
+        .containsExactlyElementsOf(versions());
+    upgraded.queue().send("jobs", "after", Map.of("n", 2));
+    assertThat(strings("SELECT traceparent FROM onceonly_messages ORDER BY message_key"))
+        .containsExactly(traceparent, null); // "after", then "before"
+
+    List<dev.onceonly.queue.Delivery> delivered =
+        upgraded.queue().receive("jobs", 10, Duration.ofMinutes(1));
+    assertThat(delivered)
+        .extracting(d -> d.key() + " " + d.traceparent())
+        .containsExactlyInAnyOrder("before null", "after " + traceparent);
+  }
+
+  @Test
+  void aTraceContextThatIsNotATraceparentOrThrowsIsNotStoredAndTheSendSucceeds() {
+    start(b -> b.traceContext(() -> "not a traceparent'); DROP TABLE x; --"));
+    assertThat(once.queue().send("jobs", "odd", Map.of()).status())
+        .isEqualTo(dev.onceonly.queue.SendResult.Status.SENT);
+    OnceOnly throwing =
+        track(
+            open(
+                clock,
+                b ->
+                    b.traceContext(
+                        () -> {
+                          throw new IllegalStateException("tracer broken");
+                        })));
+    assertThat(throwing.queue().send("jobs", "thrown", Map.of()).status())
+        .isEqualTo(dev.onceonly.queue.SendResult.Status.SENT);
+    assertThat(strings("SELECT traceparent FROM onceonly_messages ORDER BY message_key"))
+        .containsExactly(null, null);
   }
 }

@@ -25,6 +25,7 @@ public abstract class Database implements AutoCloseable {
   private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> Boolean.FALSE);
   private final ThreadLocal<Connection> current = new ThreadLocal<>();
   private volatile CurrentTransaction callerTransaction = CurrentTransaction.none();
+  private volatile dev.onceonly.events.Events events = dev.onceonly.events.Events.none();
 
   protected Database(Dialect dialect) {
     this.sql = SqlDialect.of(dialect);
@@ -80,6 +81,16 @@ public abstract class Database implements AutoCloseable {
   /** Runs {@code work} in a write transaction of its own and commits it. */
   public final <T> T write(Work<T> work) {
     return guarded(() -> inWriteTransaction(tracked(work)));
+  }
+
+  /** Sets where the group commits are published. Set once, before the stores are used. */
+  public final void events(dev.onceonly.events.Events events) {
+    this.events = java.util.Objects.requireNonNull(events, "events");
+  }
+
+  /** {@return where the group commits are published} */
+  protected final dev.onceonly.events.Events events() {
+    return events;
   }
 
   /**

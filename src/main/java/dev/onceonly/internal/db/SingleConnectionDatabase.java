@@ -1,6 +1,7 @@
 package dev.onceonly.internal.db;
 
 import dev.onceonly.StoreException;
+import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -133,6 +134,7 @@ public final class SingleConnectionDatabase extends Database {
       return;
     }
     Connection c;
+    long started = events().enabled() ? System.nanoTime() : 0;
     try {
       c = writer();
       begin(c);
@@ -140,10 +142,12 @@ public final class SingleConnectionDatabase extends Database {
       finishAll(batch, e instanceof SQLException s ? storeError("cannot begin a write", s) : e);
       return;
     }
-    if (batch.size() == 1) {
-      runAlone(c, batch.get(0));
-    } else {
-      runGrouped(c, batch);
+    boolean committed = batch.size() == 1 ? runAlone(c, batch.get(0)) : runGrouped(c, batch);
+    if (committed && started != 0) {
+      events()
+          .publish(
+              new OnceOnlyEvent.GroupCommitted(
+                  batch.size(), Duration.ofNanos(System.nanoTime() - started)));
     }
   }
 
@@ -190,19 +194,24 @@ public final class SingleConnectionDatabase extends Database {
     return taken;
   }
 
-  private void runAlone(Connection c, Step<?> step) {
+  /** Runs a lone step and commits it; returns whether it committed. */
+  private boolean runAlone(Connection c, Step<?> step) {
+    boolean committed = false;
     try {
       runInto(step, c);
       commit(c);
+      committed = true;
     } catch (Throwable t) {
       rollback(c, t);
       step.result = null;
       step.failure = t;
     }
     finish(step);
+    return committed;
   }
 
-  private void runGrouped(Connection c, List<Step<?>> batch) {
+  /** Runs a batch under savepoints and commits it once; returns whether it committed. */
+  private boolean runGrouped(Connection c, List<Step<?>> batch) {
     for (Step<?> step : batch) {
       try {
         execute(c, "SAVEPOINT onceonly_group");
@@ -218,7 +227,7 @@ public final class SingleConnectionDatabase extends Database {
         // The connection itself failed: nothing of this batch can commit.
         rollback(c, e);
         finishAll(batch, storeError("group transaction failed", e));
-        return;
+        return false;
       }
     }
     try {
@@ -226,9 +235,10 @@ public final class SingleConnectionDatabase extends Database {
     } catch (SQLException e) {
       rollback(c, e);
       finishAll(batch, storeError("commit failed; no step of the batch was committed", e));
-      return;
+      return false;
     }
     batch.forEach(SingleConnectionDatabase::finish);
+    return true;
   }
 
   private static <T> void runInto(Step<T> step, Connection c) throws SQLException {

@@ -111,9 +111,9 @@ final class PostgresDialect implements SqlDialect {
         + " x SET deliver_at = ?, fence = x.fence + 1, attempts = x.attempts + 1,"
         + " first_claimed_at = COALESCE(x.first_claimed_at, ?) FROM due WHERE x.id = due.id"
         + " RETURNING x.id, x.message_key, x.payload, x.payload_ref, x.fence, x.attempts,"
-        + " x.created_at, x.last_error, x.priority, due.due_at)"
+        + " x.created_at, x.last_error, x.priority, x.traceparent, due.due_at)"
         + " SELECT id, message_key, payload, payload_ref, fence, attempts, created_at, last_error,"
-        + " priority FROM claimed";
+        + " priority, traceparent FROM claimed";
   }
 
   @Override

@@ -100,7 +100,7 @@ final class SqliteDialect implements SqlDialect {
         + (oldestFirst ? "" : "priority DESC, ")
         + "deliver_at, id LIMIT ?)"
         + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
-        + " last_error, priority";
+        + " last_error, priority, traceparent";
   }
 
   @Override

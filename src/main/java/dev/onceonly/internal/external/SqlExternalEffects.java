@@ -5,6 +5,7 @@ import dev.onceonly.Bounds;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
+import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.external.CancelResult;
 import dev.onceonly.external.Claim;
 import dev.onceonly.external.ClaimCheck;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -74,13 +76,74 @@ public final class SqlExternalEffects implements ExternalEffects {
 
   @Override
   public ClaimOutcome claim(IntentKey key, String operation, Object arguments, Duration lease) {
+    return answered(operation, claimUnobserved(key, operation, arguments, lease));
+  }
+
+  @Override
+  public ClaimOutcome compensate(
+      IntentKey original,
+      IntentKey compensation,
+      String operation,
+      Object arguments,
+      Duration lease) {
+    return answered(
+        operation, compensateUnobserved(original, compensation, operation, arguments, lease));
+  }
+
+  @Override
+  public Settlement complete(Claim claim, Object result) {
+    return settled(claim, completeUnobserved(claim, result));
+  }
+
+  @Override
+  public Settlement fail(Claim claim, Failure failure) {
+    return settled(claim, failUnobserved(claim, failure));
+  }
+
+  @Override
+  public Settlement abandon(Claim claim) {
+    return settled(claim, abandonUnobserved(claim));
+  }
+
+  /** Publishes a claim's answer, after its transaction. */
+  private ClaimOutcome answered(String operation, ClaimOutcome outcome) {
+    if (core.events().enabled()) {
+      core.events().publish(new OnceOnlyEvent.ClaimAnswered(operation, kind(outcome)));
+    }
+    return outcome;
+  }
+
+  /** Publishes a holder's report, after its transaction. */
+  private Settlement settled(Claim claim, Settlement settlement) {
+    if (core.events().enabled()) {
+      core.events().publish(new OnceOnlyEvent.ClaimSettled(claim.operation(), kind(settlement)));
+    }
+    return settlement;
+  }
+
+  /** The lower-case, underscored name of a result record: {@code RetryLater} is retry_later. */
+  private static String kind(Object result) {
+    return KINDS.get(result.getClass());
+  }
+
+  private static final ClassValue<String> KINDS =
+      new ClassValue<>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+          return type.getSimpleName()
+              .replaceAll("([a-z])([A-Z])", "$1_$2")
+              .toLowerCase(Locale.ROOT);
+        }
+      };
+
+  private ClaimOutcome claimUnobserved(
+      IntentKey key, String operation, Object arguments, Duration lease) {
     RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
     Bounds.positive(lease, "lease");
     return core.database().write(c -> claimIn(c, request, lease, null));
   }
 
-  @Override
-  public ClaimOutcome compensate(
+  private ClaimOutcome compensateUnobserved(
       IntentKey original,
       IntentKey compensation,
       String operation,
@@ -246,8 +309,7 @@ public final class SqlExternalEffects implements ExternalEffects {
 
   // ---- the holder's reports ----
 
-  @Override
-  public Settlement complete(Claim claim, Object result) {
+  private Settlement completeUnobserved(Claim claim, Object result) {
     Objects.requireNonNull(claim, "claim");
     String json = serialize(result);
     return core.database()
@@ -273,8 +335,7 @@ public final class SqlExternalEffects implements ExternalEffects {
             });
   }
 
-  @Override
-  public Settlement fail(Claim claim, Failure failure) {
+  private Settlement failUnobserved(Claim claim, Failure failure) {
     Objects.requireNonNull(claim, "claim");
     Objects.requireNonNull(failure, "failure");
     return core.database().write(c -> failIn(c, claim, failure));
@@ -325,8 +386,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return new Settlement.RetryScheduled(row.key, next.get(), row.attempts, cls);
   }
 
-  @Override
-  public Settlement abandon(Claim claim) {
+  private Settlement abandonUnobserved(Claim claim) {
     Objects.requireNonNull(claim, "claim");
     return core.database()
         .write(

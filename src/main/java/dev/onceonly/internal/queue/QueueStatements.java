@@ -39,7 +39,8 @@ final class QueueStatements {
         "INSERT INTO "
             + m
             + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
-            + " priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (queue, message_key) DO NOTHING";
+            + " priority, traceparent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            + " ON CONFLICT (queue, message_key) DO NOTHING";
     messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
     claim = dialect.claim(m, false);
     claimOldest = dialect.claim(m, true);

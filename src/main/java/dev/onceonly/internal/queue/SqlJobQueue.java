@@ -5,6 +5,8 @@ import dev.onceonly.Bounds;
 import dev.onceonly.Effect;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.InvalidRequestException;
+import dev.onceonly.events.Events;
+import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.EffectConnection;
 import dev.onceonly.internal.dialect.InstantColumns;
@@ -33,6 +35,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -121,20 +124,25 @@ public final class SqlJobQueue implements JobQueue {
     return schedules;
   }
 
-  /** Sends a schedule's run, whose payload is stored canonical JSON already. */
+  /**
+   * Sends a schedule's run, whose payload is stored canonical JSON already; a run has no sender, so
+   * no traceparent.
+   */
   SendResult insertStored(Connection c, Message message, String canonicalPayload)
       throws SQLException {
     byte[] canonical = canonicalPayload.getBytes(StandardCharsets.UTF_8);
     SendResult result =
         insert(
             c,
-            new Prepared(message, canonicalPayload, Fingerprints.of(message.queue(), canonical)),
+            new Prepared(
+                message, canonicalPayload, Fingerprints.of(message.queue(), canonical), null),
             null);
     fireIfSent(result);
     return result;
   }
 
-  private record Prepared(Message message, String payload, Fingerprint fingerprint) {}
+  private record Prepared(
+      Message message, String payload, Fingerprint fingerprint, String traceparent) {}
 
   private Prepared prepare(Message message) {
     Objects.requireNonNull(message, "message");
@@ -145,8 +153,37 @@ public final class SqlJobQueue implements JobQueue {
     return new Prepared(
         message,
         new String(canonical, StandardCharsets.UTF_8),
-        Fingerprints.of(message.queue(), canonical));
+        Fingerprints.of(message.queue(), canonical),
+        traceparent());
   }
+
+  /**
+   * Reads the sending thread's trace context, before the transaction. A value that is not a W3C
+   * traceparent of printable ASCII within {@link dev.onceonly.TraceContext#MAX_CHARS} is not
+   * stored, and a supplier that throws is logged once: tracing never fails a send.
+   */
+  private String traceparent() {
+    String value;
+    try {
+      value = core.traces().traceparent();
+    } catch (RuntimeException e) {
+      if (!TRACE_FAILURE_LOGGED.getAndSet(true)) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "the trace context supplier threw; messages are sent without a traceparent (logged"
+                + " once)",
+            e);
+      }
+      return null;
+    }
+    return value != null && TRACEPARENT.matcher(value).matches() ? value : null;
+  }
+
+  private static final Pattern TRACEPARENT =
+      Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}[\\x21-\\x7e]{0,60}");
+  private static final java.util.concurrent.atomic.AtomicBoolean TRACE_FAILURE_LOGGED =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private static final System.Logger LOG = System.getLogger(SqlJobQueue.class.getName());
 
   static void check(String field, String value, Pattern pattern) {
     if (value == null || !pattern.matcher(value).matches()) {
@@ -164,7 +201,56 @@ public final class SqlJobQueue implements JobQueue {
     Prepared p = prepare(message);
     SendResult result = core.database().writeOrJoin(c -> insert(c, p, null));
     fireIfSent(result);
+    return sent(result);
+  }
+
+  /** Publishes a send's answer. */
+  private SendResult sent(SendResult result) {
+    if (core.events().enabled()) {
+      core.events()
+          .publish(
+              new OnceOnlyEvent.MessageSent(
+                  result.queue(), result.status().name().toLowerCase(Locale.ROOT)));
+    }
     return result;
+  }
+
+  /** Publishes how a claimed message was settled, and returns the result. */
+  private QueueResult settled(String queue, QueueResult result) {
+    Events events = core.events();
+    if (!events.enabled()) {
+      return result;
+    }
+    String kind;
+    int attempts = 0;
+    if (result instanceof QueueResult.Completed) {
+      kind = "completed";
+    } else if (result instanceof QueueResult.Retrying r) {
+      kind = "retrying";
+      attempts = r.attempts();
+    } else if (result instanceof QueueResult.DeadLettered d) {
+      kind = "dead_lettered";
+      attempts = d.attempts();
+    } else if (result instanceof QueueResult.Rescheduled) {
+      kind = "rescheduled";
+    } else if (result instanceof QueueResult.LeaseLost) {
+      kind = "lease_lost";
+    } else if (result instanceof QueueResult.WorkFailed) {
+      kind = "work_failed";
+    } else {
+      return result; // renewed: not a settlement
+    }
+    events.publish(new OnceOnlyEvent.MessageSettled(queue, kind, attempts));
+    return result;
+  }
+
+  private List<QueueResult> settledAll(List<Lease> leases, List<QueueResult> results) {
+    if (core.events().enabled()) {
+      for (int i = 0; i < results.size(); i++) {
+        settled(leases.get(i).queue(), results.get(i));
+      }
+    }
+    return results;
   }
 
   /** Wakes local workers for a message that was queued (committed, or in the caller's hands). */
@@ -192,6 +278,7 @@ public final class SqlJobQueue implements JobQueue {
         .map(SendResult::queue)
         .distinct()
         .forEach(signals::fire);
+    results.forEach(this::sent);
     return results;
   }
 
@@ -201,7 +288,7 @@ public final class SqlJobQueue implements JobQueue {
     Prepared p = prepare(message);
     SendResult result = core.database().join(transaction, c -> insert(c, p, null));
     fireIfSent(result); // before the caller commits: a hint; the worker's next poll finds it
-    return result;
+    return sent(result);
   }
 
   @Override
@@ -214,7 +301,7 @@ public final class SqlJobQueue implements JobQueue {
             ? core.database().writeOrJoin(work)
             : core.database().join(transaction, work);
     fireIfSent(result);
-    return result;
+    return sent(result);
   }
 
   /** Sends inside an open transaction; also used by ackAndSend and the reconciler. */
@@ -241,6 +328,7 @@ public final class SqlJobQueue implements JobQueue {
       times.set(ps, 6, m.deliverAt() == null ? now : m.deliverAt().toEpochMilli());
       times.set(ps, 7, now);
       ps.setInt(8, m.priority());
+      ps.setString(9, p.traceparent());
       if (ps.executeUpdate() == 1) {
         insertPayload(c, ref, body, now);
         take(c, unique, p, now);
@@ -339,11 +427,29 @@ public final class SqlJobQueue implements JobQueue {
       throw new IllegalArgumentException("max must be between 1 and " + MAX_RECEIVE);
     }
     Bounds.positive(lease, "lease");
-    return core.database().write(c -> claim(c, queue, max, lease));
+    long started = core.events().enabled() ? System.nanoTime() : 0;
+    List<Integer> exhausted = new ArrayList<>();
+    List<Delivery> claimed = core.database().write(c -> claim(c, queue, max, lease, exhausted));
+    if (started != 0) {
+      // After the commit: what a rolled-back (or retried) claim did is never published.
+      exhausted.forEach(
+          attempts ->
+              core.events()
+                  .publish(new OnceOnlyEvent.MessageSettled(queue, "dead_lettered", attempts)));
+      if (!claimed.isEmpty()) {
+        core.events()
+            .publish(
+                new OnceOnlyEvent.MessagesClaimed(
+                    queue, claimed.size(), Duration.ofNanos(System.nanoTime() - started)));
+      }
+    }
+    return claimed;
   }
 
-  private List<Delivery> claim(Connection c, String queue, int max, Duration lease)
+  private List<Delivery> claim(
+      Connection c, String queue, int max, Duration lease, List<Integer> deadLettered)
       throws SQLException {
+    deadLettered.clear(); // a transaction run again starts over
     Instant now = core.clock().instant();
     schedules.fireIfDue(c, queue, now);
     Instant until = now.plus(lease);
@@ -370,7 +476,8 @@ public final class SqlJobQueue implements JobQueue {
                       core.readTree(rs.getString(3)),
                       attempt,
                       rs.getString(4) != null,
-                      times.instant(rs, 7))));
+                      times.instant(rs, 7),
+                      rs.getString(10))));
         }
       }
     }
@@ -383,6 +490,7 @@ public final class SqlJobQueue implements JobQueue {
           delivered,
           "no attempts left after " + delivered + (last == null ? "" : ": " + last),
           now);
+      deadLettered.add(delivered);
     }
     // In claim order: by priority (unless this claim took the oldest), then as sent.
     ranked.sort(
@@ -398,6 +506,11 @@ public final class SqlJobQueue implements JobQueue {
   public QueueResult renew(Lease lease, Duration extension) {
     Objects.requireNonNull(lease, "lease");
     Bounds.positive(extension, "extension");
+    QueueResult renewed = renewIn(lease, extension);
+    return renewed instanceof QueueResult.LeaseLost ? settled(lease.queue(), renewed) : renewed;
+  }
+
+  private QueueResult renewIn(Lease lease, Duration extension) {
     return core.database()
         .write(
             c -> {
@@ -414,14 +527,14 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public QueueResult ack(Lease lease) {
     Objects.requireNonNull(lease, "lease");
-    return core.database().writeOrJoin(c -> ackIn(c, lease));
+    return settled(lease.queue(), core.database().writeOrJoin(c -> ackIn(c, lease)));
   }
 
   @Override
   public QueueResult ack(Connection transaction, Lease lease) {
     Objects.requireNonNull(transaction, "transaction");
     Objects.requireNonNull(lease, "lease");
-    return core.database().join(transaction, c -> ackIn(c, lease));
+    return settled(lease.queue(), core.database().join(transaction, c -> ackIn(c, lease)));
   }
 
   /** Acknowledges inside an open transaction, for the worker's transactional steps. */
@@ -466,7 +579,7 @@ public final class SqlJobQueue implements JobQueue {
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(work, "work");
     try {
-      return core.database().writeOrJoin(c -> completeIn(c, lease, work));
+      return settled(lease.queue(), core.database().writeOrJoin(c -> completeIn(c, lease, work)));
     } catch (WorkFailed e) {
       Throwable cause = e.getCause();
       for (Throwable s : e.getSuppressed()) {
@@ -510,7 +623,9 @@ public final class SqlJobQueue implements JobQueue {
     QueueResult[] failed = new QueueResult[copy.size()];
     while (true) {
       try {
-        return core.database().write(c -> completeEach(c, copy, failed));
+        return settledAll(
+            copy.stream().map(Completion::lease).toList(),
+            core.database().write(c -> completeEach(c, copy, failed)));
       } catch (BatchWorkFailed f) {
         // The transaction rolled back; run the others again without the failed one.
         failed[f.index] = new QueueResult.WorkFailed(copy.get(f.index).lease().key(), f.failure);
@@ -563,15 +678,17 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public List<QueueResult> ackAll(List<Lease> leases) {
     List<Lease> copy = List.copyOf(leases);
-    return core.database()
-        .writeOrJoin(
-            c -> {
-              List<QueueResult> out = new ArrayList<>(copy.size());
-              for (Lease l : copy) {
-                out.add(ackIn(c, l));
-              }
-              return out;
-            });
+    return settledAll(
+        copy,
+        core.database()
+            .writeOrJoin(
+                c -> {
+                  List<QueueResult> out = new ArrayList<>(copy.size());
+                  for (Lease l : copy) {
+                    out.add(ackIn(c, l));
+                  }
+                  return out;
+                }));
   }
 
   @Override
@@ -602,8 +719,11 @@ public final class SqlJobQueue implements JobQueue {
                 });
     if (result instanceof QueueResult.Completed) {
       prepared.forEach(p -> signals.fire(p.message().queue()));
+      prepared.forEach(
+          p ->
+              sent(new SendResult(SendResult.Status.SENT, p.message().queue(), p.message().key())));
     }
-    return result;
+    return settled(lease.queue(), result);
   }
 
   @Override
@@ -641,12 +761,14 @@ public final class SqlJobQueue implements JobQueue {
   public QueueResult reschedule(Lease lease, Instant at) {
     Objects.requireNonNull(lease, "lease");
     Bounds.instant(at, "at");
-    return core.database()
-        .write(
-            c ->
-                update(c, sql.reschedule, at.toEpochMilli(), lease) == 1
-                    ? new QueueResult.Rescheduled(lease.key(), at)
-                    : lost(lease));
+    return settled(
+        lease.queue(),
+        core.database()
+            .write(
+                c ->
+                    update(c, sql.reschedule, at.toEpochMilli(), lease) == 1
+                        ? new QueueResult.Rescheduled(lease.key(), at)
+                        : lost(lease)));
   }
 
   @Override
@@ -659,7 +781,8 @@ public final class SqlJobQueue implements JobQueue {
     Objects.requireNonNull(lease, "lease");
     Bounds.nonNegative(requiredWait, "requiredWait");
     String bounded = bound(error);
-    return core.database().write(c -> fail(c, lease, bounded, requiredWait));
+    return settled(
+        lease.queue(), core.database().write(c -> fail(c, lease, bounded, requiredWait)));
   }
 
   private QueueResult fail(Connection c, Lease lease, String error, Duration wait)
@@ -698,16 +821,18 @@ public final class SqlJobQueue implements JobQueue {
   public QueueResult deadLetter(Lease lease, String error) {
     Objects.requireNonNull(lease, "lease");
     String bounded = bound(error);
-    return core.database()
-        .write(
-            c -> {
-              int attempts = attemptsOf(c, lease);
-              if (attempts < 0) {
-                return lost(lease);
-              }
-              moveToDeadLetters(c, lease, attempts, bounded, core.clock().instant());
-              return new QueueResult.DeadLettered(lease.key(), attempts, bounded);
-            });
+    return settled(
+        lease.queue(),
+        core.database()
+            .write(
+                c -> {
+                  int attempts = attemptsOf(c, lease);
+                  if (attempts < 0) {
+                    return lost(lease);
+                  }
+                  moveToDeadLetters(c, lease, attempts, bounded, core.clock().instant());
+                  return new QueueResult.DeadLettered(lease.key(), attempts, bounded);
+                }));
   }
 
   private int attemptsOf(Connection c, Lease lease) throws SQLException {
@@ -884,6 +1009,11 @@ public final class SqlJobQueue implements JobQueue {
         return rs.getLong(1);
       }
     }
+  }
+
+  @Override
+  public Events events() {
+    return core.events();
   }
 
   @Override

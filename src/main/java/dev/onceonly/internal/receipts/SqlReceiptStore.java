@@ -9,6 +9,7 @@ import dev.onceonly.Outcome;
 import dev.onceonly.Receipt;
 import dev.onceonly.ReceiptStore;
 import dev.onceonly.UnstorableResultException;
+import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.internal.db.EffectConnection;
 import dev.onceonly.internal.dialect.InstantColumns;
 import dev.onceonly.internal.jcs.Jcs;
@@ -16,6 +17,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,15 +49,44 @@ public final class SqlReceiptStore implements ReceiptStore {
     RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
     Objects.requireNonNull(resultType, "resultType");
     Objects.requireNonNull(effect, "effect");
-    Outcome<T> settled = settledWithoutWriting(request, resultType);
-    if (settled != null) {
-      return settled;
-    }
+    long started = core.events().enabled() ? System.nanoTime() : 0;
+    Outcome<T> outcome = null;
     try {
-      return core.database().writeOrJoin(c -> step(c, request, resultType, effect));
+      Outcome<T> settled = settledWithoutWriting(request, resultType);
+      outcome =
+          settled != null
+              ? settled
+              : core.database().writeOrJoin(c -> step(c, request, resultType, effect));
+      return outcome;
     } catch (EffectFailed e) {
       throw this.<X>unwrap(e);
+    } finally {
+      if (started != 0) {
+        published(request, outcome, started);
+      }
     }
+  }
+
+  /** Publishes a step's outcome (null: it threw), after its transaction or when it returned. */
+  private void published(RequestPreparer.Prepared request, Outcome<?> outcome, long started) {
+    core.events()
+        .publish(
+            new OnceOnlyEvent.StepFinished(
+                request.operation(),
+                outcome == null ? "failed" : kind(outcome),
+                core.events().scope(request.key().scope()),
+                Duration.ofNanos(System.nanoTime() - started)));
+  }
+
+  private static String kind(Outcome<?> outcome) {
+    if (outcome instanceof Outcome.Created) {
+      return "created";
+    } else if (outcome instanceof Outcome.Repeated) {
+      return "repeated";
+    } else if (outcome instanceof Outcome.Conflict) {
+      return "conflict";
+    }
+    return "expired";
   }
 
   @Override
@@ -71,10 +102,17 @@ public final class SqlReceiptStore implements ReceiptStore {
     RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
     Objects.requireNonNull(resultType, "resultType");
     Objects.requireNonNull(effect, "effect");
+    long started = core.events().enabled() ? System.nanoTime() : 0;
+    Outcome<T> outcome = null;
     try {
-      return core.database().join(transaction, c -> step(c, request, resultType, effect));
+      outcome = core.database().join(transaction, c -> step(c, request, resultType, effect));
+      return outcome;
     } catch (EffectFailed e) {
       throw this.<X>unwrap(e);
+    } finally {
+      if (started != 0) {
+        published(request, outcome, started);
+      }
     }
   }
 

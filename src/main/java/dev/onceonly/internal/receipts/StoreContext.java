@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.IntentKey;
+import dev.onceonly.TraceContext;
+import dev.onceonly.events.Events;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.dialect.InstantColumns;
 import java.io.UncheckedIOException;
@@ -25,6 +27,8 @@ import java.time.InstantSource;
  * @param rejectionReasonChars bound on a rejection's reason
  * @param rejectionBodyBytes bound on a rejection's body excerpt
  * @param sql the statements, built for the table prefix
+ * @param events where outcomes are published, after their transaction
+ * @param traces the trace context recorded with each sent message
  */
 public record StoreContext(
     Database database,
@@ -35,7 +39,9 @@ public record StoreContext(
     Duration tombstoneRetention,
     int rejectionReasonChars,
     int rejectionBodyBytes,
-    Sql sql) {
+    Sql sql,
+    Events events,
+    TraceContext traces) {
 
   /** The statements, opaque outside this package. */
   public static final class Sql {

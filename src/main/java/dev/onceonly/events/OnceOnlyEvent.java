@@ -1,0 +1,230 @@
+package dev.onceonly.events;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One thing the library did, published after it happened. Each kind is a record of low-cardinality
+ * facts; the {@code outcome}, {@code status} and {@code result} strings take the fixed lower-case
+ * values listed on each record, fit for a metric tag as they are.
+ */
+public sealed interface OnceOnlyEvent {
+
+  /**
+   * A receipt step ({@code ReceiptStore.execute}) returned: after its transaction committed, or,
+   * for a step inside the caller's transaction, when the step returned (the caller may still roll
+   * it back).
+   *
+   * @param operation the step's operation
+   * @param outcome {@code created} (the effect ran and its receipt was stored), {@code repeated}
+   *     (answered from the receipt, the effect not run again), {@code conflict}, {@code expired},
+   *     or {@code failed} (the effect or the store threw; nothing was committed)
+   * @param scope the key's scope when the builder publishes scopes ({@code
+   *     OnceOnly.Builder#listenerSeesScopes}), else null
+   * @param duration from the call to its answer, waiting for the writer included
+   */
+  record StepFinished(String operation, String outcome, String scope, Duration duration)
+      implements OnceOnlyEvent {
+    /**
+     * Refuses nulls but the scope.
+     *
+     * @param operation see the record
+     * @param outcome see the record
+     * @param scope see the record
+     * @param duration see the record
+     */
+    public StepFinished {
+      Objects.requireNonNull(operation, "operation");
+      Objects.requireNonNull(outcome, "outcome");
+      Objects.requireNonNull(duration, "duration");
+    }
+  }
+
+  /**
+   * A send to the job queue returned (inside the caller's transaction, the message is queued only
+   * once that commits).
+   *
+   * @param queue the queue
+   * @param status {@code sent}, {@code repeated} (the same message already waits) or {@code
+   *     conflict} (another payload waits under the key)
+   */
+  record MessageSent(String queue, String status) implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param queue see the record
+     * @param status see the record
+     */
+    public MessageSent {
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(status, "status");
+    }
+  }
+
+  /**
+   * A receive claimed due messages under a lease (published only when it claimed some).
+   *
+   * @param queue the queue
+   * @param count how many messages the one transaction claimed
+   * @param duration how long the claim took
+   */
+  record MessagesClaimed(String queue, int count, Duration duration) implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param queue see the record
+     * @param count see the record
+     * @param duration see the record
+     */
+    public MessagesClaimed {
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(duration, "duration");
+    }
+  }
+
+  /**
+   * A claimed message was settled: acknowledged, retried, dead-lettered, rescheduled, or its holder
+   * found the lease lost.
+   *
+   * @param queue the queue
+   * @param result {@code completed}, {@code retrying}, {@code dead_lettered}, {@code rescheduled},
+   *     {@code lease_lost} (another receiver holds the message now; nothing was changed) or {@code
+   *     work_failed} (the work of a completion threw; the message stays claimed)
+   * @param attempts the attempts counted so far, for {@code retrying} and {@code dead_lettered};
+   *     else 0
+   */
+  record MessageSettled(String queue, String result, int attempts) implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param queue see the record
+     * @param result see the record
+     * @param attempts see the record
+     */
+    public MessageSettled {
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(result, "result");
+    }
+  }
+
+  /**
+   * A worker's handler returned or threw for one delivery.
+   *
+   * @param queue the queue (for the Redis worker, the stream)
+   * @param attempt which delivery of the message this was, from 1
+   * @param duration how long the handler ran
+   * @param failed whether it threw
+   * @param traceparent the W3C {@code traceparent} recorded when the message was sent, or null
+   */
+  record JobHandled(
+      String queue, int attempt, Duration duration, boolean failed, String traceparent)
+      implements OnceOnlyEvent {
+    /**
+     * Refuses nulls but the traceparent.
+     *
+     * @param queue see the record
+     * @param attempt see the record
+     * @param duration see the record
+     * @param failed see the record
+     * @param traceparent see the record
+     */
+    public JobHandled {
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(duration, "duration");
+    }
+  }
+
+  /**
+   * A claim of an external effect ({@code ExternalEffects.claim} or {@code compensate}) answered.
+   *
+   * @param operation the claim's operation
+   * @param outcome {@code claimed}, {@code in_progress}, {@code repeated}, {@code conflict}, {@code
+   *     unknown} (an earlier attempt may have applied the effect: reconcile it), {@code
+   *     retry_later}, {@code failed} or {@code cancelled}
+   */
+  record ClaimAnswered(String operation, String outcome) implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param operation see the record
+     * @param outcome see the record
+     */
+    public ClaimAnswered {
+      Objects.requireNonNull(operation, "operation");
+      Objects.requireNonNull(outcome, "outcome");
+    }
+  }
+
+  /**
+   * The holder of an external claim reported how it ended.
+   *
+   * @param operation the claim's operation
+   * @param outcome {@code completed}, {@code retry_scheduled}, {@code failed}, {@code unknown},
+   *     {@code cancelled} or {@code fenced} (the report came too late: another holder or a
+   *     resolution got there first)
+   */
+  record ClaimSettled(String operation, String outcome) implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param operation see the record
+     * @param outcome see the record
+     */
+    public ClaimSettled {
+      Objects.requireNonNull(operation, "operation");
+      Objects.requireNonNull(outcome, "outcome");
+    }
+  }
+
+  /**
+   * SQLite's single writer committed one transaction for the steps waiting together (a group
+   * commit; 1 for a step alone).
+   *
+   * @param steps how many steps shared the transaction
+   * @param duration from the start of the transaction to its commit
+   */
+  record GroupCommitted(int steps, Duration duration) implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param steps see the record
+     * @param duration see the record
+     */
+    public GroupCommitted {
+      Objects.requireNonNull(duration, "duration");
+    }
+  }
+
+  /**
+   * A reconciliation pass ended.
+   *
+   * @param examined intents without a receipt looked at
+   * @param published intents handed to the publisher anew
+   * @param alreadyQueued intents whose message still waited
+   * @param conflicts intents whose key holds other content in the transport
+   * @param deadLettered intents whose message waits in the dead letters
+   * @param duration how long the pass took
+   */
+  record Reconciled(
+      int examined,
+      int published,
+      int alreadyQueued,
+      int conflicts,
+      int deadLettered,
+      Duration duration)
+      implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param examined see the record
+     * @param published see the record
+     * @param alreadyQueued see the record
+     * @param conflicts see the record
+     * @param deadLettered see the record
+     * @param duration see the record
+     */
+    public Reconciled {
+      Objects.requireNonNull(duration, "duration");
+    }
+  }
+}

@@ -1,0 +1,296 @@
+package dev.onceonly.otel;
+
+import dev.onceonly.Effect;
+import dev.onceonly.IntentKey;
+import dev.onceonly.Outcome;
+import dev.onceonly.ReceiptStore;
+import dev.onceonly.TraceContext;
+import dev.onceonly.external.ClaimOutcome;
+import dev.onceonly.external.ExternalEffects;
+import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.Handler;
+import dev.onceonly.queue.JobQueue;
+import dev.onceonly.queue.Message;
+import dev.onceonly.queue.SendResult;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * OpenTelemetry spans for OnceOnly, and the trace context its messages carry.
+ *
+ * <pre>{@code
+ * OnceOnlyTracing tracing = OnceOnlyTracing.of(openTelemetry);
+ * OnceOnly once = OnceOnly.builder().sqlite(file).traceContext(tracing).build();
+ * tracing.send(once.queue(), Message.of("mail", "welcome-42", payload));   // a PRODUCER span
+ * Worker.builder(once.queue(), "mail", tracing.handler(mailer)).build().start(); // CONSUMER spans
+ * }</pre>
+ *
+ * <p>As a {@link TraceContext} it gives the current span's W3C {@code traceparent}, stored with
+ * each message sent. {@link #handler} opens a {@code CONSUMER} span around each delivery, a new
+ * trace linked to the span that sent the message (a link rather than a parent: the delivery may be
+ * the second of several, hours later, and belongs to its own trace); the handler's own spans are
+ * its children. {@link #send}, {@link #execute} and {@link #claim} open spans around those calls
+ * with their outcome as an attribute. Attributes: {@code messaging.system} ({@code onceonly}),
+ * {@code messaging.destination.name}, {@code messaging.operation.type}, {@code onceonly.attempt},
+ * {@code onceonly.operation}, {@code onceonly.outcome}; never a key, a scope or a payload.
+ * Thread-safe.
+ */
+// OpenTelemetry's types are the application's: nothing to re-export.
+@SuppressWarnings("exports")
+public final class OnceOnlyTracing implements TraceContext {
+  /** The instrumentation scope's name. */
+  public static final String INSTRUMENTATION = "dev.onceonly";
+
+  private static final AttributeKey<String> SYSTEM = AttributeKey.stringKey("messaging.system");
+  private static final AttributeKey<String> DESTINATION =
+      AttributeKey.stringKey("messaging.destination.name");
+  private static final AttributeKey<String> OPERATION_TYPE =
+      AttributeKey.stringKey("messaging.operation.type");
+  private static final AttributeKey<Long> ATTEMPT = AttributeKey.longKey("onceonly.attempt");
+  private static final AttributeKey<String> OPERATION =
+      AttributeKey.stringKey("onceonly.operation");
+  private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("onceonly.outcome");
+
+  private static final TextMapGetter<String> TRACEPARENT =
+      new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(String carrier) {
+          return List.of("traceparent");
+        }
+
+        @Override
+        public String get(String carrier, String key) {
+          return "traceparent".equals(key) ? carrier : null;
+        }
+      };
+
+  private final Tracer tracer;
+
+  private OnceOnlyTracing(Tracer tracer) {
+    this.tracer = tracer;
+  }
+
+  /**
+   * Returns the tracing of an OpenTelemetry instance, under the scope {@link #INSTRUMENTATION}.
+   *
+   * @param openTelemetry the application's OpenTelemetry
+   * @return the tracing
+   */
+  public static OnceOnlyTracing of(OpenTelemetry openTelemetry) {
+    return of(openTelemetry.getTracer(INSTRUMENTATION));
+  }
+
+  /**
+   * Returns the tracing that opens its spans with {@code tracer}.
+   *
+   * @param tracer the tracer
+   * @return the tracing
+   */
+  public static OnceOnlyTracing of(Tracer tracer) {
+    return new OnceOnlyTracing(Objects.requireNonNull(tracer, "tracer"));
+  }
+
+  /**
+   * Returns the W3C {@code traceparent} of the calling thread's current span.
+   *
+   * @return {@code 00-<trace id>-<span id>-<flags>}, or null when no valid span is current
+   */
+  @Override
+  public String traceparent() {
+    SpanContext sc = Span.current().getSpanContext();
+    if (!sc.isValid()) {
+      return null;
+    }
+    return "00-" + sc.getTraceId() + "-" + sc.getSpanId() + "-" + sc.getTraceFlags().asHex();
+  }
+
+  /**
+   * Reads a stored {@code traceparent} back as the remote span context it names.
+   *
+   * @param traceparent a W3C traceparent, or null
+   * @return the span context; {@link SpanContext#isValid()} is false for null or a malformed value
+   */
+  public static SpanContext spanContext(String traceparent) {
+    if (traceparent == null) {
+      return SpanContext.getInvalid();
+    }
+    Context extracted =
+        W3CTraceContextPropagator.getInstance().extract(Context.root(), traceparent, TRACEPARENT);
+    return Span.fromContext(extracted).getSpanContext();
+  }
+
+  /**
+   * Wraps a handler so that each delivery runs in a {@code CONSUMER} span named {@code "<queue>
+   * process"}, linked to the span that sent the message when its traceparent was recorded. A
+   * handler that throws marks the span as an error; the exception goes on to the worker unchanged.
+   *
+   * @param handler the handler
+   * @return the traced handler
+   */
+  public Handler handler(Handler handler) {
+    Objects.requireNonNull(handler, "handler");
+    return job -> {
+      Delivery d = job.delivery();
+      SpanBuilder b =
+          tracer
+              .spanBuilder(d.queue() + " process")
+              .setSpanKind(SpanKind.CONSUMER)
+              .setNoParent()
+              .setAttribute(SYSTEM, "onceonly")
+              .setAttribute(DESTINATION, d.queue())
+              .setAttribute(OPERATION_TYPE, "process")
+              .setAttribute(ATTEMPT, (long) d.attempt());
+      SpanContext sender = spanContext(d.traceparent());
+      if (sender.isValid()) {
+        b.addLink(sender);
+      }
+      Span span = b.startSpan();
+      Scope scope = span.makeCurrent();
+      try {
+        handler.handle(job);
+      } catch (Exception | Error e) {
+        span.recordException(e);
+        span.setStatus(StatusCode.ERROR);
+        throw e;
+      } finally {
+        scope.close();
+        span.end();
+      }
+    };
+  }
+
+  /**
+   * Sends a message in a {@code PRODUCER} span named {@code "<queue> send"}, a child of the current
+   * span; the message records this span's traceparent (when the store's trace context is this
+   * tracing), so the handler's span links to it.
+   *
+   * @param queue the job queue
+   * @param message the message
+   * @return the queue's answer
+   */
+  public SendResult send(JobQueue queue, Message message) {
+    Span span =
+        tracer
+            .spanBuilder(message.queue() + " send")
+            .setSpanKind(SpanKind.PRODUCER)
+            .setAttribute(SYSTEM, "onceonly")
+            .setAttribute(DESTINATION, message.queue())
+            .setAttribute(OPERATION_TYPE, "send")
+            .startSpan();
+    Scope scope = span.makeCurrent();
+    try {
+      SendResult result = queue.send(message);
+      span.setAttribute(OUTCOME, result.status().name().toLowerCase(Locale.ROOT));
+      return result;
+    } catch (RuntimeException | Error e) {
+      span.recordException(e);
+      span.setStatus(StatusCode.ERROR);
+      throw e;
+    } finally {
+      scope.close();
+      span.end();
+    }
+  }
+
+  /**
+   * Runs a receipt step in an {@code INTERNAL} span named {@code "onceonly execute <operation>"};
+   * its outcome ({@code created}, {@code repeated}, {@code conflict}, {@code expired}) is the
+   * attribute {@code onceonly.outcome}. See {@link ReceiptStore#execute(IntentKey, String, Object,
+   * Class, Effect)}.
+   *
+   * @param store the receipt store
+   * @param key the intent's key
+   * @param operation the operation
+   * @param arguments the arguments
+   * @param resultType the result's type
+   * @param effect the effect
+   * @param <T> the result's type
+   * @param <X> the effect's exception type
+   * @return the step's outcome
+   * @throws X what the effect threw
+   */
+  public <T, X extends Exception> Outcome<T> execute(
+      ReceiptStore store,
+      IntentKey key,
+      String operation,
+      Object arguments,
+      Class<T> resultType,
+      Effect<T, X> effect)
+      throws X {
+    Span span = internal("onceonly execute " + operation, operation);
+    Scope scope = span.makeCurrent();
+    try {
+      Outcome<T> outcome = store.execute(key, operation, arguments, resultType, effect);
+      span.setAttribute(OUTCOME, kind(outcome));
+      return outcome;
+    } catch (Exception | Error e) {
+      span.recordException(e);
+      span.setStatus(StatusCode.ERROR);
+      throw e;
+    } finally {
+      scope.close();
+      span.end();
+    }
+  }
+
+  /**
+   * Claims an external effect in an {@code INTERNAL} span named {@code "onceonly claim
+   * <operation>"}; the answer ({@code claimed}, {@code unknown}, ...) is {@code onceonly.outcome}.
+   *
+   * @param effects the external effects
+   * @param key the intent's key
+   * @param operation the operation
+   * @param arguments the arguments
+   * @param lease how long the claim holds
+   * @return the claim's answer
+   */
+  public ClaimOutcome claim(
+      ExternalEffects effects, IntentKey key, String operation, Object arguments, Duration lease) {
+    Span span = internal("onceonly claim " + operation, operation);
+    Scope scope = span.makeCurrent();
+    try {
+      ClaimOutcome outcome = effects.claim(key, operation, arguments, lease);
+      span.setAttribute(OUTCOME, kind(outcome));
+      return outcome;
+    } catch (RuntimeException | Error e) {
+      span.recordException(e);
+      span.setStatus(StatusCode.ERROR);
+      throw e;
+    } finally {
+      scope.close();
+      span.end();
+    }
+  }
+
+  private Span internal(String name, String operation) {
+    return tracer
+        .spanBuilder(name)
+        .setSpanKind(SpanKind.INTERNAL)
+        .setAttribute(OPERATION, operation)
+        .startSpan();
+  }
+
+  private static final Map<String, String> KINDS = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The lower-case, underscored name of a result record: {@code RetryLater} is retry_later. */
+  private static String kind(Object result) {
+    return KINDS.computeIfAbsent(
+        result.getClass().getSimpleName(),
+        n -> n.replaceAll("([a-z])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT));
+  }
+}
