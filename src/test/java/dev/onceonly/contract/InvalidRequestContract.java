@@ -19,6 +19,8 @@ import dev.onceonly.cli.demo.Tickets;
 import dev.onceonly.cli.demo.Tickets.Ticket;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Message;
+import dev.onceonly.queue.ScheduleSpec;
+import dev.onceonly.queue.Uniqueness;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -192,8 +194,11 @@ public class InvalidRequestContract extends ContractSupport {
     start(
         b ->
             b.canonicalizer(Canonicalizer.builder().maxInputBytes(MAX_INPUT_BYTES).build())
-                .validator(Reports.OPERATION, Reports.VALIDATOR));
+                .validator(Reports.OPERATION, Reports.VALIDATOR)
+                .uniqueness("jobs", Uniqueness.forPeriod(Duration.ofHours(1))));
     once.intents().register(IntentKey.of("u-1", "registered"), GOOD_OPERATION, GOOD_ARGS);
+    once.schedules()
+        .register("nightly", "reports", ScheduleSpec.cron("0 6 * * *"), Map.of("kind", "summary"));
     once.receipts()
         .execute(GOOD_KEY, GOOD_OPERATION, GOOD_ARGS, Ticket.class, Tickets.create("u-1", "x"));
     once.rejections().record("1-0", "{}", "seed");
@@ -203,7 +208,10 @@ public class InvalidRequestContract extends ContractSupport {
             IntentKey.of("u-1", "external"), "send_mail", Map.of("to", "x"), Duration.ofMinutes(1));
   }
 
-  /** A waiting message with a large payload, and a dead letter, so every table has a row. */
+  /**
+   * A waiting message with a large payload (its key kept taken for an hour), and a dead letter, so
+   * every table has a row.
+   */
   private void seedQueue() {
     once.queue().sendLarge(null, Message.of("jobs", "big", Map.of("n", 1)), new byte[] {1, 2, 3});
     once.queue().send(Message.of("poison", "dead", Map.of("n", 2)));

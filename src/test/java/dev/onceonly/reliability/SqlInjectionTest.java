@@ -53,7 +53,9 @@ class SqlInjectionTest {
           "onceonly_payloads",
           "onceonly_receipts",
           "onceonly_rejections",
-          "onceonly_schema_version");
+          "onceonly_schedules",
+          "onceonly_schema_version",
+          "onceonly_unique_keys");
 
   @TempDir Path dir;
   private Path file;
