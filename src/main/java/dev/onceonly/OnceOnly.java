@@ -92,6 +92,7 @@ public final class OnceOnly implements AutoCloseable {
       String prefix,
       Set<String> safeToRepeat,
       Map<String, Uniqueness> uniqueness,
+      Map<String, Integer> limits,
       DatabaseClock databaseClock,
       DataSource listenFor,
       Migrator migrator,
@@ -112,7 +113,8 @@ public final class OnceOnly implements AutoCloseable {
             RetryPolicy.defaults(),
             signals,
             listenFor == null ? null : SendNotifications.channel(prefix),
-            uniqueness);
+            uniqueness,
+            limits);
     this.externalEffects =
         new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
     this.maintenance =
@@ -414,6 +416,7 @@ public final class OnceOnly implements AutoCloseable {
     private final Map<String, OperationRules> operationRules = new HashMap<>();
     private final Set<String> safeToRepeat = new HashSet<>();
     private final Map<String, Uniqueness> uniqueness = new HashMap<>();
+    private final Map<String, Integer> limits = new HashMap<>();
     private int rejectionReasonChars = 300;
     private int rejectionBodyBytes = 8192;
     private Duration busyTimeout = Duration.ofSeconds(5);
@@ -708,6 +711,27 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * Limits how many messages of one queue are leased at once, over every instance on the
+     * database: a claim takes at most the room left (the limit less the live leases, counted in its
+     * transaction; on PostgreSQL the claims of a limited queue are serialized by a transaction lock
+     * on it). A lease that runs out frees its room; a message waiting for a retry holds none. Every
+     * instance that serves the queue should declare the same limit. While the limit is full, a
+     * worker's claims come back empty and it polls at its idle backoff.
+     *
+     * @param queue the queue's name
+     * @param maxLeased the most messages leased at once, 1 to 100,000
+     * @return this builder
+     */
+    public Builder concurrencyLimit(String queue, int maxLeased) {
+      Objects.requireNonNull(queue, "queue");
+      if (maxLeased < 1 || maxLeased > 100_000) {
+        throw new IllegalArgumentException("maxLeased must be between 1 and 100000");
+      }
+      limits.put(queue, maxLeased);
+      return this;
+    }
+
+    /**
      * Declares how long the keys of one queue stay taken beyond their queued messages: for a period
      * after each send, and/or while a dead letter holds them (see {@link Uniqueness}). A send of a
      * taken key answers {@code REPEATED} or {@code CONFLICT} and writes nothing. Every instance
@@ -886,6 +910,7 @@ public final class OnceOnly implements AutoCloseable {
             tablePrefix,
             Set.copyOf(safeToRepeat),
             Map.copyOf(uniqueness),
+            Map.copyOf(limits),
             databaseClock,
             listenForSends,
             migrator,

@@ -136,9 +136,8 @@ public interface Maintenance {
    * ran out longer ago than the grace without being taken over. Reads only, in one read
    * transaction; the effects query's rows and the operation's receipt keys are held in memory.
    *
-   * <p>A message counts as leased when its fence is odd, as in {@link #status()}: after a lease was
-   * taken over the parity flips, so a message claimed again after an expiry is not reported stale
-   * however long its second holder stays away.
+   * <p>A message counts as leased from its claim until it is retried, rescheduled or released, as
+   * in {@link #status()}, so a lease taken over after an expiry is checked like the first.
    *
    * @param rules what to check
    * @return the findings

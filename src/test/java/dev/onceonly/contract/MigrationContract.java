@@ -35,7 +35,8 @@ public class MigrationContract extends ContractSupport {
           "V5__schedules.sql",
           "V6__priorities.sql",
           "V7__unique_keys.sql",
-          "V8__message_traceparent.sql");
+          "V8__message_traceparent.sql",
+          "V9__leased.sql");
 
   /** Every table the migrations create, without prefix, in alphabetical order. */
   static final List<String> TABLES =
@@ -216,7 +217,7 @@ public class MigrationContract extends ContractSupport {
     start();
     once.intents().register(IntentKey.of("s", "k"), "job", Map.of());
     once.close();
-    asAtVersion7();
+    asOneVersionOlder();
     Map<String, List<String>> before = snapshot();
 
     assertThatThrownBy(() -> open(clock, b -> b.migrations(OnceOnly.Migrations.VALIDATE)))
@@ -279,8 +280,16 @@ public class MigrationContract extends ContractSupport {
    */
   private void asAtVersion7() {
     exec(
-        "DELETE FROM onceonly_schema_version WHERE version = 8",
-        "ALTER TABLE onceonly_messages DROP COLUMN traceparent");
+        "DELETE FROM onceonly_schema_version WHERE version >= 8",
+        "ALTER TABLE onceonly_messages DROP COLUMN traceparent",
+        "ALTER TABLE onceonly_messages DROP COLUMN leased");
+  }
+
+  /** Makes the database what the version before this library's left: without its row and column. */
+  private void asOneVersionOlder() {
+    exec(
+        "DELETE FROM onceonly_schema_version WHERE version = 9",
+        "ALTER TABLE onceonly_messages DROP COLUMN leased");
   }
 
   @Test

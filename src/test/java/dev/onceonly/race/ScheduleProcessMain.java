@@ -1,17 +1,12 @@
 package dev.onceonly.race;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.CatchUp;
 import dev.onceonly.queue.ScheduleSpec;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.ChildArgs;
-import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.FileClock;
-import java.io.InputStream;
 import java.nio.file.Path;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -36,21 +31,9 @@ public final class ScheduleProcessMain {
     ChildArgs args = ChildArgs.parse(argv);
     String worker = args.required("worker");
     FileClock clock = FileClock.open(Path.of(args.required("clock")));
-    HikariDataSource pool = null;
-    OnceOnly.Builder builder = OnceOnly.builder().clock(clock);
-    if (args.get("file", null) != null) {
-      builder.sqlite(Path.of(args.required("file")));
-    } else {
-      HikariConfig config = new HikariConfig();
-      config.setJdbcUrl(args.required("url"));
-      config.setDataSourceProperties(EmbeddedPg.properties());
-      config.setConnectionInitSql(EmbeddedPg.SET_TIME_ZONE);
-      config.setMaximumPoolSize(5);
-      pool = new HikariDataSource(config);
-      builder.dataSource(pool);
-    }
     AtomicLong made = new AtomicLong();
-    try (OnceOnly once = builder.build()) {
+    try (ChildStore store = ChildStore.of(args, 5);
+        OnceOnly once = store.builder().clock(clock).build()) {
       once.schedules().register("tick", QUEUE, EVERY_SECOND, "tick");
       try (Worker w =
           Worker.builder(
@@ -59,13 +42,7 @@ public final class ScheduleProcessMain {
                   job ->
                       job.completeWith(
                           tx -> {
-                            try (PreparedStatement ps =
-                                tx.prepareStatement(
-                                    "INSERT INTO runs (run_key, holder) VALUES (?, ?)")) {
-                              ps.setString(1, job.lease().key());
-                              ps.setString(2, worker);
-                              ps.executeUpdate();
-                            }
+                            ChildStore.run(tx, job.lease().key(), worker);
                             if (made.incrementAndGet() % 100 == 0) {
                               System.out.println("runs n=" + made.get());
                             }
@@ -77,14 +54,7 @@ public final class ScheduleProcessMain {
               .build()
               .start()) {
         System.out.println("ready");
-        InputStream in = System.in;
-        while (in.read() >= 0) {
-          // runs until the parent closes stdin or dies
-        }
-      }
-    } finally {
-      if (pool != null) {
-        pool.close();
+        ChildStore.untilStdinCloses();
       }
     }
   }

@@ -108,7 +108,7 @@ final class PostgresDialect implements SqlDialect {
         + "deliver_at, id LIMIT ?"
         + " FOR UPDATE SKIP LOCKED), claimed AS (UPDATE "
         + m
-        + " x SET deliver_at = ?, fence = x.fence + 1, attempts = x.attempts + 1,"
+        + " x SET deliver_at = ?, fence = x.fence + 1, attempts = x.attempts + 1, leased = 1,"
         + " first_claimed_at = COALESCE(x.first_claimed_at, ?) FROM due WHERE x.id = due.id"
         + " RETURNING x.id, x.message_key, x.payload, x.payload_ref, x.fence, x.attempts,"
         + " x.created_at, x.last_error, x.priority, x.traceparent, due.due_at)"

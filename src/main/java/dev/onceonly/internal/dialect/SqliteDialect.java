@@ -92,7 +92,7 @@ final class SqliteDialect implements SqlDialect {
   public String claim(String m, boolean oldestFirst) {
     return "UPDATE "
         + m
-        + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1,"
+        + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1, leased = 1,"
         + " first_claimed_at = COALESCE(first_claimed_at, ?)"
         + " WHERE id IN (SELECT id FROM "
         + m

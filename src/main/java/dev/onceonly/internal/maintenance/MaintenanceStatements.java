@@ -50,14 +50,13 @@ final class MaintenanceStatements {
             + " 0), COALESCE(SUM(CASE WHEN result IS NULL THEN 1 ELSE 0 END), 0) FROM "
             + p
             + "receipts";
-    // A claim bumps the fence to an odd number and so does each write that ends the lease
-    // (retry, reschedule) to an even one: a message not due is leased exactly when its fence is
-    // odd.
+    // A claim sets leased = 1 and each write that ends the lease (retry, reschedule, release)
+    // leased = 0: a message not due is leased exactly when leased = 1.
     // Parameters: now, now, now.
     countMessages =
         "SELECT queue, SUM(CASE WHEN deliver_at <= ? THEN 1 ELSE 0 END),"
-            + " SUM(CASE WHEN deliver_at > ? AND fence % 2 = 1 THEN 1 ELSE 0 END),"
-            + " SUM(CASE WHEN deliver_at > ? AND fence % 2 = 0 THEN 1 ELSE 0 END) FROM "
+            + " SUM(CASE WHEN deliver_at > ? AND leased = 1 THEN 1 ELSE 0 END),"
+            + " SUM(CASE WHEN deliver_at > ? AND leased = 0 THEN 1 ELSE 0 END) FROM "
             + p
             + "messages GROUP BY queue ORDER BY queue";
     oldestDue = "SELECT MIN(deliver_at) FROM " + p + "messages WHERE deliver_at <= ?";
@@ -103,8 +102,9 @@ final class MaintenanceStatements {
         "SELECT i.scope, i.intent_key, i.created_at"
             + withoutReceipt
             + " AND i.created_at < ? ORDER BY i.created_at, i.scope, i.intent_key LIMIT ?";
-    // leased (odd fence, as countMessages) with the lease run out before the parameter
-    String staleMessage = " FROM " + p + "messages WHERE fence % 2 = 1 AND deliver_at < ?";
+    // leased (as countMessages) with the lease run out before the parameter; a lease taken over
+    // after it ran out is leased again and not stale
+    String staleMessage = " FROM " + p + "messages WHERE leased = 1 AND deliver_at < ?";
     countStaleMessages = "SELECT COUNT(*)" + staleMessage;
     staleMessages =
         "SELECT queue, message_key, deliver_at"

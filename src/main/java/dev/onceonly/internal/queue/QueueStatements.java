@@ -32,6 +32,7 @@ final class QueueStatements {
   final String deadKey;
   final String takeKey;
   final String sweepTakenKeys;
+  final String leasedCount;
 
   QueueStatements(String p, SqlDialect dialect) {
     String m = p + "messages";
@@ -53,7 +54,7 @@ final class QueueStatements {
             + dialect.decrementToZero("attempts")
             + ","
             + " fence = fence + 1,"
-            + " first_claimed_at = NULL WHERE id = ? AND fence = ?";
+            + " first_claimed_at = NULL, leased = 0 WHERE id = ? AND fence = ?";
     attempts =
         "SELECT attempts, COALESCE(first_claimed_at, created_at) FROM "
             + m
@@ -61,7 +62,8 @@ final class QueueStatements {
     retry =
         "UPDATE "
             + m
-            + " SET deliver_at = ?, last_error = ?, fence = fence + 1 WHERE id = ? AND fence = ?";
+            + " SET deliver_at = ?, last_error = ?, fence = fence + 1, leased = 0"
+            + " WHERE id = ? AND fence = ?";
     deadLetter =
         "INSERT INTO "
             + p
@@ -117,6 +119,8 @@ final class QueueStatements {
     deleteDeadLetter = "DELETE FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
     depth = "SELECT COUNT(*) FROM " + m + " WHERE queue = ?";
     nextDue = "SELECT MIN(deliver_at) FROM " + m + " WHERE queue = ?";
+    leasedCount =
+        "SELECT COUNT(*) FROM " + m + " WHERE queue = ? AND leased = 1 AND deliver_at > ?";
     String u = p + "unique_keys";
     takenKey =
         "SELECT fingerprint FROM " + u + " WHERE queue = ? AND message_key = ? AND taken_until > ?";

@@ -62,6 +62,7 @@ public final class SqlJobQueue implements JobQueue {
   private final SqlSchedules schedules;
   private final AtomicLong claims;
   private final Map<String, Uniqueness> uniqueness;
+  private final Map<String, Integer> limits;
 
   /**
    * Creates the queue.
@@ -73,6 +74,7 @@ public final class SqlJobQueue implements JobQueue {
    * @param notifyChannel on PostgreSQL, the channel each send notifies (see {@link
    *     SendNotifications}); null for none
    * @param uniqueness the queues whose keys stay taken beyond their queued messages
+   * @param limits the queues with a concurrency limit: the most messages leased at once
    */
   public SqlJobQueue(
       StoreContext core,
@@ -80,7 +82,8 @@ public final class SqlJobQueue implements JobQueue {
       RetryPolicy policy,
       QueueSignals signals,
       String notifyChannel,
-      Map<String, Uniqueness> uniqueness) {
+      Map<String, Uniqueness> uniqueness,
+      Map<String, Integer> limits) {
     this(
         core,
         prefix,
@@ -89,7 +92,8 @@ public final class SqlJobQueue implements JobQueue {
         notifyChannel,
         null,
         new AtomicLong(),
-        Map.copyOf(uniqueness));
+        Map.copyOf(uniqueness),
+        Map.copyOf(limits));
   }
 
   private SqlJobQueue(
@@ -100,7 +104,8 @@ public final class SqlJobQueue implements JobQueue {
       String notifyChannel,
       SqlSchedules schedules,
       AtomicLong claims,
-      Map<String, Uniqueness> uniqueness) {
+      Map<String, Uniqueness> uniqueness,
+      Map<String, Integer> limits) {
     this.core = core;
     this.sql = new QueueStatements(prefix, core.database().sql());
     this.times = core.times();
@@ -111,12 +116,13 @@ public final class SqlJobQueue implements JobQueue {
     this.schedules = schedules != null ? schedules : new SqlSchedules(core, prefix, this);
     this.claims = claims;
     this.uniqueness = uniqueness;
+    this.limits = limits;
   }
 
   /** Returns a view of this queue with another retry policy, sharing its schedules. */
   public SqlJobQueue withPolicy(RetryPolicy other) {
     return new SqlJobQueue(
-        core, prefix, other, signals, notifyChannel, schedules, claims, uniqueness);
+        core, prefix, other, signals, notifyChannel, schedules, claims, uniqueness, limits);
   }
 
   /** {@return the schedules, fired by this queue's claims} */
@@ -452,6 +458,13 @@ public final class SqlJobQueue implements JobQueue {
     deadLettered.clear(); // a transaction run again starts over
     Instant now = core.clock().instant();
     schedules.fireIfDue(c, queue, now);
+    Integer limit = limits.get(queue);
+    if (limit != null) {
+      max = Math.min(max, room(c, queue, limit, now));
+      if (max <= 0) {
+        return List.of();
+      }
+    }
     Instant until = now.plus(lease);
     List<Delivery> out = new ArrayList<>();
     List<Object[]> exhausted = new ArrayList<>();
@@ -501,6 +514,26 @@ public final class SqlJobQueue implements JobQueue {
   }
 
   private record Ranked(int priority, Delivery delivery) {}
+
+  /** The advisory lock space of concurrency limits (an arbitrary constant: "OnceLimt" folded). */
+  private static final int LIMIT_LOCK_SPACE = 0x4f6e4c6d;
+
+  /**
+   * How many more messages of a limited queue may be leased now: its limit less the live leases of
+   * every instance. On PostgreSQL the claims of one limited queue take a transaction lock on it
+   * first, so that two instances cannot both count the same room; SQLite's writer is alone.
+   */
+  private int room(Connection c, String queue, int limit, Instant now) throws SQLException {
+    core.database().lockKey(c, LIMIT_LOCK_SPACE, queue);
+    try (PreparedStatement ps = c.prepareStatement(sql.leasedCount)) {
+      ps.setString(1, queue);
+      times.set(ps, 2, now.toEpochMilli());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return limit - rs.getInt(1);
+      }
+    }
+  }
 
   @Override
   public QueueResult renew(Lease lease, Duration extension) {
