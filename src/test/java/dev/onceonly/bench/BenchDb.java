@@ -35,11 +35,15 @@ final class BenchDb {
   }
 
   static OnceOnly open(Path file, String synchronous) {
+    return builder(file, synchronous).build();
+  }
+
+  /** The builder {@link #open} builds, for a store with settings of its own. */
+  static OnceOnly.Builder builder(Path file, String synchronous) {
     return OnceOnly.builder()
         .sqlite(file)
         .synchronous(OnceOnly.Synchronous.valueOf(synchronous))
-        .busyTimeout(Duration.ofSeconds(60))
-        .build();
+        .busyTimeout(Duration.ofSeconds(60));
   }
 
   /** Creates the library's own tables under the prefix {@code raw_}, for the raw loops. */

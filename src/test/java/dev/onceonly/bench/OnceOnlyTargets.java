@@ -43,7 +43,14 @@ final class OnceOnlyTargets {
     final int workers;
 
     QueueTarget(WorkerBenchStore store, int workers) {
-      this.once = store.onceOnly(workers + 8);
+      this(store, workers, b -> {});
+    }
+
+    QueueTarget(
+        WorkerBenchStore store,
+        int workers,
+        java.util.function.Consumer<OnceOnly.Builder> settings) {
+      this.once = store.onceOnly(workers + 8, settings);
       this.queue = once.queue();
       this.workers = workers;
     }
@@ -85,7 +92,15 @@ final class OnceOnlyTargets {
     private Worker worker;
 
     WorkerTarget(WorkerBenchStore store, int workers, boolean later) {
-      super(store, workers);
+      this(store, workers, later, 0);
+    }
+
+    /**
+     * A worker on a queue with a concurrency limit of {@code limit} (0 for none): with a limit
+     * above what the worker holds, the cost of counting the leases in every claim.
+     */
+    WorkerTarget(WorkerBenchStore store, int workers, boolean later, int limit) {
+      super(store, workers, limit == 0 ? b -> {} : b -> b.concurrencyLimit(QUEUE, limit));
       this.later = later;
     }
 

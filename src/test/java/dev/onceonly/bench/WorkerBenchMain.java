@@ -128,6 +128,10 @@ public final class WorkerBenchMain {
       new Sut(
           "OnceOnly Worker (completeLater)",
           (store, workers) -> new OnceOnlyTargets.WorkerTarget(store, workers, true));
+  static final Sut ONCEONLY_LIMITED =
+      new Sut(
+          "OnceOnly Worker (limit 100)",
+          (store, workers) -> new OnceOnlyTargets.WorkerTarget(store, workers, false, 100));
   static final Sut DB_SCHEDULER = new Sut("db-scheduler", PeerTargets.DbSchedulerTarget::new);
   static final Sut JOBRUNR = new Sut("JobRunr", PeerTargets.JobRunrTarget::new);
   static final Sut BATCHED =
@@ -137,8 +141,10 @@ public final class WorkerBenchMain {
 
   static List<Case> cases() {
     List<Sut> peers = List.of(ONCEONLY, ONCEONLY_LATER, DB_SCHEDULER, JOBRUNR);
-    List<Sut> sqliteDrain = List.of(ONCEONLY, ONCEONLY_LATER, DB_SCHEDULER, JOBRUNR, BATCHED);
-    List<Sut> pgDrain = List.of(ONCEONLY, ONCEONLY_LATER, DB_SCHEDULER, JOBRUNR, BATCHED, RAW);
+    List<Sut> sqliteDrain =
+        List.of(ONCEONLY, ONCEONLY_LATER, ONCEONLY_LIMITED, DB_SCHEDULER, JOBRUNR, BATCHED);
+    List<Sut> pgDrain =
+        List.of(ONCEONLY, ONCEONLY_LATER, ONCEONLY_LIMITED, DB_SCHEDULER, JOBRUNR, BATCHED, RAW);
     return List.of(
         new Case(Kind.SQLITE_FULL, Shape.DRAIN, 0, 4, sqliteDrain),
         new Case(Kind.SQLITE_FULL, Shape.SEND, 4, 0, peers),

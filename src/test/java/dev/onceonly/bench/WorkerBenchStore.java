@@ -99,10 +99,17 @@ final class WorkerBenchStore implements AutoCloseable {
 
   /** OnceOnly on this database (PostgreSQL through a pool of {@code size}), closed with it. */
   OnceOnly onceOnly(int size) {
-    OnceOnly once =
+    return onceOnly(size, b -> {});
+  }
+
+  /** As {@link #onceOnly(int)}, with the builder's settings changed by {@code settings}. */
+  OnceOnly onceOnly(int size, java.util.function.Consumer<OnceOnly.Builder> settings) {
+    OnceOnly.Builder builder =
         kind.sqlite()
-            ? BenchDb.open(file, kind.synchronous())
-            : OnceOnly.builder().dataSource(pool(size)).build();
+            ? BenchDb.builder(file, kind.synchronous())
+            : OnceOnly.builder().dataSource(pool(size));
+    settings.accept(builder);
+    OnceOnly once = builder.build();
     closers.add(0, once::close);
     return once;
   }
