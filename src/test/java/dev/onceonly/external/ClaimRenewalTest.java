@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.ProviderWorker.Charge;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -68,7 +70,7 @@ class ClaimRenewalTest extends ExternalTestSupport {
    * claim meanwhile finds it in progress); the same call without one loses it to a takeover.
    */
   @Test
-  void aHeartbeatKeepsTheLeaseThroughALongCallAndWithoutOneItIsTakenOver() throws Exception {
+  void aHeartbeatKeepsTheLeaseThroughALongCallAndWithoutOneItIsTakenOver() {
     Duration lease = Duration.ofMillis(600);
     IntentKey kept = IntentKey.of("u-1", "pay-beating");
     IntentKey taken = IntentKey.of("u-1", "pay-silent");
@@ -77,7 +79,13 @@ class ClaimRenewalTest extends ExternalTestSupport {
       Claim claim = claimed(effects.claim(kept, CHARGE_SAFE, ARGS, lease));
       Optional<ClaimOutcome> meanwhile;
       try (ClaimHeartbeat beat = effects.heartbeat(claim, lease)) {
-        Thread.sleep(lease.multipliedBy(3).toMillis()); // the long call
+        // The long call: until the renewals have carried the lease two more leases past its first
+        // end.
+        Instant twoLeasesOn = claim.leaseUntil().plus(lease.multipliedBy(2));
+        Eventually.await(
+            Duration.ofSeconds(20),
+            "the heartbeat renewed the lease past " + twoLeasesOn,
+            () -> beat.claim().leaseUntil().isAfter(twoLeasesOn));
         meanwhile = Optional.of(effects.claim(kept, CHARGE_SAFE, ARGS, lease));
         assertThat(beat.isLost()).isFalse();
         assertThat(beat.claim().leaseUntil()).isAfter(claim.leaseUntil());
@@ -87,7 +95,10 @@ class ClaimRenewalTest extends ExternalTestSupport {
           .isInstanceOf(Settlement.Completed.class);
 
       Claim silent = claimed(effects.claim(taken, CHARGE_SAFE, ARGS, lease));
-      Thread.sleep(lease.multipliedBy(3).toMillis());
+      Eventually.await(
+          Duration.ofSeconds(20),
+          "the silent claim's lease ran out",
+          () -> effects.check(silent) == ClaimCheck.LEASE_LOST);
       assertThat(effects.claim(taken, CHARGE_SAFE, ARGS, lease))
           .isInstanceOf(ClaimOutcome.Claimed.class);
       assertThat(effects.complete(silent, new Charge("late")))

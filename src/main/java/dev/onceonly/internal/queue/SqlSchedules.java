@@ -197,64 +197,62 @@ final class SqlSchedules implements Schedules {
 
   @Override
   public boolean pause(String name) {
-    boolean paused =
-        core.database()
-            .write(
-                c -> {
-                  try (PreparedStatement ps = c.prepareStatement(sql.pause)) {
-                    times.set(ps, 1, core.clock().millis());
-                    ps.setString(2, name);
-                    return ps.executeUpdate() == 1;
-                  }
-                });
-    known.clear();
-    return paused;
+    return changed(
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(sql.pause)) {
+            times.set(ps, 1, core.clock().millis());
+            ps.setString(2, name);
+            return ps.executeUpdate() == 1;
+          }
+        });
   }
 
   @Override
   public boolean resume(String name) {
-    boolean resumed =
-        core.database()
-            .write(
-                c -> {
-                  Optional<Stored> stored = findStored(c, name);
-                  if (stored.isEmpty() || !stored.get().schedule().paused()) {
-                    return false;
-                  }
-                  Schedule s = stored.get().schedule();
-                  long now = core.clock().millis();
-                  Long next =
-                      s.spec() instanceof ScheduleSpec.FixedDelay && stored.get().lastKey() != null
-                          ? null
-                          : following(
-                              s.spec(),
-                              stored.get().anchor(),
-                              Instant.ofEpochMilli(now),
-                              s.lastSlot().map(Instant::toEpochMilli).orElse(null));
-                  try (PreparedStatement ps = c.prepareStatement(sql.resume)) {
-                    times.setNullable(ps, 1, next);
-                    times.set(ps, 2, now);
-                    ps.setString(3, name);
-                    return ps.executeUpdate() == 1;
-                  }
-                });
-    known.clear();
-    return resumed;
+    return changed(
+        c -> {
+          Optional<Stored> stored = findStored(c, name);
+          if (stored.isEmpty() || !stored.get().schedule().paused()) {
+            return false;
+          }
+          Schedule s = stored.get().schedule();
+          long now = core.clock().millis();
+          Long next =
+              s.spec() instanceof ScheduleSpec.FixedDelay && stored.get().lastKey() != null
+                  ? null
+                  : following(
+                      s.spec(),
+                      stored.get().anchor(),
+                      Instant.ofEpochMilli(now),
+                      s.lastSlot().map(Instant::toEpochMilli).orElse(null));
+          try (PreparedStatement ps = c.prepareStatement(sql.resume)) {
+            times.setNullable(ps, 1, next);
+            times.set(ps, 2, now);
+            ps.setString(3, name);
+            return ps.executeUpdate() == 1;
+          }
+        });
   }
 
   @Override
   public boolean delete(String name) {
-    boolean deleted =
-        core.database()
-            .write(
-                c -> {
-                  try (PreparedStatement ps = c.prepareStatement(sql.delete)) {
-                    ps.setString(1, name);
-                    return ps.executeUpdate() == 1;
-                  }
-                });
+    return changed(
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(sql.delete)) {
+            ps.setString(1, name);
+            return ps.executeUpdate() == 1;
+          }
+        });
+  }
+
+  /**
+   * Runs a change of one schedule in a write transaction, then forgets what this instance knew of
+   * every queue's next run, so that the next claim looks again.
+   */
+  private boolean changed(dev.onceonly.internal.db.Database.Work<Boolean> change) {
+    boolean done = core.database().write(change);
     known.clear();
-    return deleted;
+    return done;
   }
 
   @Override
