@@ -37,7 +37,8 @@ public final class Migrator {
           "V6__priorities.sql",
           "V7__unique_keys.sql",
           "V8__message_traceparent.sql",
-          "V9__leased.sql");
+          "V9__leased.sql",
+          "V10__partitions.sql");
 
   /** The advisory lock space of migrations (an arbitrary constant: "OnceMigr" folded). */
   private static final int MIGRATION_LOCK_SPACE = 0x4f6e4d67;
