@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.Worker;
+import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.Race;
 import java.time.Duration;
 import java.util.List;
@@ -89,6 +91,33 @@ public class ConcurrencyLimitContract extends QueueContractSupport {
     assertThat(
             db.count("SELECT COUNT(*) FROM onceonly_messages WHERE queue = ? AND attempts > 0", Q))
         .isEqualTo(2);
+  }
+
+  /**
+   * A worker whose claims found the limit full waits at its idle backoff (30 s here); when a job of
+   * its own instance settles, the instance wakes it, so the backlog drains at the limit's pace
+   * instead of one backoff per free room.
+   */
+  @Test
+  void aWorkerWaitingOnAFullLimitWakesWhenItsInstanceFreesRoom() throws Exception {
+    for (int i = 0; i < 8; i++) {
+      once.queue().send(Q, "e-" + i, i).orThrow();
+    }
+    try (Worker w =
+        Worker.builder(
+                once.queue(),
+                Q,
+                job -> job.completeWith(tx -> recordEffect(once, tx, job.delivery().key(), "w")))
+            .threads(4)
+            .idleBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30))
+            .build()
+            .start()) {
+      Eventually.await(
+          Duration.ofSeconds(10),
+          "eight effects at two at a time",
+          () -> db.count("SELECT COUNT(*) FROM effects") == 8);
+    }
+    assertThat(db.count("SELECT COUNT(DISTINCT message_key) FROM effects")).isEqualTo(8);
   }
 
   @Test

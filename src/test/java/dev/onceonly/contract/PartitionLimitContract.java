@@ -102,6 +102,24 @@ public class PartitionLimitContract extends QueueContractSupport {
         .isEqualTo(Map.of("a", 2L, "b", 2L, "none", 2L));
   }
 
+  /**
+   * A partition with thousands of due messages ahead of another's: once it is full, the claim skips
+   * its backlog instead of reading through it, and the other partition's message is claimed.
+   */
+  @Test
+  void aHotPartitionsBacklogDoesNotHoldBackAnotherPartition() {
+    List<Message> hot = new java.util.ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      hot.add(Message.of(Q, "hot-" + i, i).partition("hot"));
+    }
+    once.queue().sendAll(hot);
+    once.queue().send(Message.of(Q, "cold-0", 0).partition("cold")).orThrow();
+    assertThat(once.queue().receive(Q, 5, LEASE))
+        .extracting(d -> d.lease().key())
+        .containsExactlyInAnyOrder("hot-0", "hot-1", "cold-0");
+    assertThat(once.queue().receive(Q, 5, LEASE)).isEmpty();
+  }
+
   @Test
   void withinAPartitionTheHigherPriorityIsClaimedFirst() {
     once.queue().send(Message.of(Q, "a-low", 1).partition("a")).orThrow();

@@ -102,6 +102,15 @@ public interface SqlDialect {
   /** {@return an expression for {@code expression - 1}, never below zero} */
   String decrementToZero(String expression);
 
+  /**
+   * {@return {@code column} as an expression that no index serves}: SQLite's unary {@code +}, so
+   * that its planner walks the index of a query's order instead of sorting every row a range
+   * matches; PostgreSQL's planner weighs the {@code LIMIT} and needs no hint.
+   */
+  default String notIndexed(String column) {
+    return column;
+  }
+
   /** {@return the null-safe inequality operator: true when one side is null and the other not} */
   String distinctFrom();
 }

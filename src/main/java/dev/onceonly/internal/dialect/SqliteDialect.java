@@ -114,6 +114,11 @@ final class SqliteDialect implements SqlDialect {
   }
 
   @Override
+  public String notIndexed(String column) {
+    return "+" + column;
+  }
+
+  @Override
   public String decrementToZero(String expression) {
     return "MAX(" + expression + " - 1, 0)";
   }

@@ -10,8 +10,10 @@ final class QueueStatements {
   final String messageFingerprint;
   final String claim;
   final String claimOldest;
-  final String claimPartitioned;
-  final String claimPartitionedOldest;
+  final String partitionWindow;
+  final String partitionWindowOldest;
+  final String claimIds;
+  final String partitionLeases;
   final String ack;
   final String renew;
   final String reschedule;
@@ -47,8 +49,24 @@ final class QueueStatements {
     messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
     claim = dialect.claim(m, false);
     claimOldest = dialect.claim(m, true);
-    claimPartitioned = claimPartitioned(m, false);
-    claimPartitionedOldest = claimPartitioned(m, true);
+    partitionWindow = partitionWindow(m, dialect, false);
+    partitionWindowOldest = partitionWindow(m, dialect, true);
+    partitionLeases =
+        "SELECT partition_key, COUNT(*) FROM "
+            + m
+            + " WHERE queue = ? AND leased = 1 AND deliver_at > ? AND partition_key IS NOT NULL"
+            + " GROUP BY partition_key";
+    claimIds =
+        "UPDATE "
+            + m
+            + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1, leased = 1,"
+            + " first_claimed_at = COALESCE(first_claimed_at, ?)"
+            + " WHERE id IN ("
+            + String.join(", ", java.util.Collections.nCopies(CLAIM_IDS, "?"))
+            + ") AND "
+            + dialect.notIndexed("deliver_at")
+            + " <= ? RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
+            + " last_error, priority, traceparent";
     ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
     renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
     reschedule =
@@ -146,36 +164,30 @@ final class QueueStatements {
   }
 
   /**
-   * The claim of a queue with a limit per partition, the same on both dialects: the due messages
-   * are ranked within their partition in claim order, and a message is taken when its rank plus the
-   * live leases of its partition stays within the limit; messages of no partition are not limited
-   * by it. Claims of such a queue are serialized by a transaction lock on the queue (PostgreSQL) or
-   * by SQLite's single writer, so no row is locked by another claim. Parameters: the lease's end,
-   * now, the queue, now, the queue, now, the queue, now, the limit, the most to take. Its cost
-   * grows with the queue's due backlog, which every claim ranks.
+   * How many ids {@link #claimIds} takes; fewer are padded by repeating the last. Its {@code
+   * deliver_at} test is for PostgreSQL's recheck of a row another transaction changed meanwhile,
+   * and on SQLite it must not pick the due index over the ids.
    */
-  private static String claimPartitioned(String m, boolean oldestFirst) {
-    String order = (oldestFirst ? "" : "priority DESC, ") + "deliver_at, id";
-    String ranked = (oldestFirst ? "" : "c.priority DESC, ") + "c.deliver_at, c.id";
-    return "UPDATE "
+  static final int CLAIM_IDS = 64;
+
+  /**
+   * The next due messages of a queue with a limit per partition, in claim order, leaving out the
+   * partitions whose live leases fill the limit (a message of no partition is never left out), each
+   * with its partition. The same on both dialects but for {@code due}, which keeps SQLite walking
+   * the claim order's index instead of sorting every due message. Parameters: the queue, now, the
+   * queue, now, the limit, how many.
+   */
+  private static String partitionWindow(String m, SqlDialect dialect, boolean oldestFirst) {
+    return "SELECT x.id, x.partition_key FROM "
         + m
-        + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1, leased = 1,"
-        + " first_claimed_at = COALESCE(first_claimed_at, ?)"
-        + " WHERE queue = ? AND deliver_at <= ? AND id IN (SELECT c.id FROM (SELECT id,"
-        + " partition_key, priority, deliver_at, ROW_NUMBER() OVER (PARTITION BY partition_key"
-        + " ORDER BY "
-        + order
-        + ") AS rn FROM "
-        + m
-        + " WHERE queue = ? AND deliver_at <= ?) c LEFT JOIN (SELECT partition_key, COUNT(*) AS n"
+        + " x WHERE x.queue = ? AND "
+        + dialect.notIndexed("x.deliver_at")
+        + " <= ? AND (x.partition_key IS NULL OR x.partition_key NOT IN (SELECT b.partition_key"
         + " FROM "
         + m
-        + " WHERE queue = ? AND leased = 1 AND deliver_at > ? AND partition_key IS NOT NULL"
-        + " GROUP BY partition_key) b ON b.partition_key = c.partition_key"
-        + " WHERE c.partition_key IS NULL OR c.rn + COALESCE(b.n, 0) <= ? ORDER BY "
-        + ranked
-        + " LIMIT ?)"
-        + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
-        + " last_error, priority, traceparent";
+        + " b WHERE b.queue = ? AND b.leased = 1 AND b.deliver_at > ? AND b.partition_key IS NOT"
+        + " NULL GROUP BY b.partition_key HAVING COUNT(*) >= ?)) ORDER BY "
+        + (oldestFirst ? "" : "x.priority DESC, ")
+        + "x.deliver_at, x.id LIMIT ?";
   }
 }

@@ -237,8 +237,16 @@ public final class SqlJobQueue implements JobQueue {
     return result;
   }
 
-  /** Publishes how a claimed message was settled, and returns the result. */
+  /**
+   * Publishes how a claimed message was settled, and returns the result. A settlement that ended a
+   * lease of a limited queue also wakes this instance's workers of the queue: their claims may have
+   * found the limit full, and they would otherwise wait out their idle backoff.
+   */
   private QueueResult settled(String queue, QueueResult result) {
+    if (!(result instanceof QueueResult.LeaseLost || result instanceof QueueResult.WorkFailed)
+        && (limits.containsKey(queue) || partitionLimits.containsKey(queue))) {
+      signals.fire(queue);
+    }
     Events events = core.events();
     if (!events.enabled()) {
       return result;
@@ -492,34 +500,13 @@ public final class SqlJobQueue implements JobQueue {
     // One claim in four takes the oldest due messages whatever their priority: no starvation.
     boolean oldestFirst = claims.incrementAndGet() % 4 == 0;
     List<Ranked> ranked = new ArrayList<>();
-    String claimSql =
-        perPartition != null
-            ? (oldestFirst ? sql.claimPartitionedOldest : sql.claimPartitioned)
-            : (oldestFirst ? sql.claimOldest : sql.claim);
-    try (PreparedStatement ps = c.prepareStatement(claimSql)) {
-      if (perPartition != null) {
-        bindPartitionedClaim(ps, queue, now, max, until, perPartition);
-      } else {
+    if (perPartition != null) {
+      claimPartitioned(c, queue, now, max, until, perPartition, oldestFirst, ranked, exhausted);
+    } else {
+      try (PreparedStatement ps = c.prepareStatement(oldestFirst ? sql.claimOldest : sql.claim)) {
         core.database().sql().bindClaim(ps, queue, now.toEpochMilli(), max, until.toEpochMilli());
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          Lease l = new Lease(queue, rs.getString(2), rs.getLong(1), rs.getLong(5), until);
-          int attempt = rs.getInt(6);
-          if (attempt > policy.maxAttempts()) {
-            exhausted.add(new Object[] {l, attempt, rs.getString(8)});
-            continue;
-          }
-          ranked.add(
-              new Ranked(
-                  oldestFirst ? 0 : rs.getInt(9),
-                  new Delivery(
-                      l,
-                      core.readTree(rs.getString(3)),
-                      attempt,
-                      rs.getString(4) != null,
-                      times.instant(rs, 7),
-                      rs.getString(10))));
+        try (ResultSet rs = ps.executeQuery()) {
+          readClaimed(rs, queue, until, oldestFirst, ranked, exhausted);
         }
       }
     }
@@ -544,19 +531,117 @@ public final class SqlJobQueue implements JobQueue {
 
   private record Ranked(int priority, Delivery delivery) {}
 
-  /** Binds {@link QueueStatements#claimPartitioned}'s parameters. */
-  private void bindPartitionedClaim(
-      PreparedStatement ps, String queue, Instant now, int max, Instant until, int perPartition)
+  /** Reads the rows a claim returned: deliveries, and the messages that have no attempt left. */
+  private void readClaimed(
+      ResultSet rs,
+      String queue,
+      Instant until,
+      boolean oldestFirst,
+      List<Ranked> ranked,
+      List<Object[]> exhausted)
       throws SQLException {
-    long at = now.toEpochMilli();
-    times.set(ps, 1, until.toEpochMilli());
-    times.set(ps, 2, at);
-    for (int i = 3; i <= 7; i += 2) {
-      ps.setString(i, queue);
-      times.set(ps, i + 1, at);
+    while (rs.next()) {
+      Lease l = new Lease(queue, rs.getString(2), rs.getLong(1), rs.getLong(5), until);
+      int attempt = rs.getInt(6);
+      if (attempt > policy.maxAttempts()) {
+        exhausted.add(new Object[] {l, attempt, rs.getString(8)});
+        continue;
+      }
+      ranked.add(
+          new Ranked(
+              oldestFirst ? 0 : rs.getInt(9),
+              new Delivery(
+                  l,
+                  core.readTree(rs.getString(3)),
+                  attempt,
+                  rs.getString(4) != null,
+                  times.instant(rs, 7),
+                  rs.getString(10))));
     }
-    ps.setInt(9, perPartition);
-    ps.setInt(10, max);
+  }
+
+  /** The most windows one claim of a queue with a limit per partition reads. */
+  private static final int PARTITION_WINDOWS = 8;
+
+  /**
+   * Claims up to {@code max} due messages of a queue with a limit per partition, in windows, after
+   * counting the live leases of each partition: each window reads the next due messages in claim
+   * order that are not in a full partition, takes those whose partition still has room (counting
+   * what this claim took), and leases them; leased, they are no longer due, and a partition that
+   * filled is left out of the next window. It stops when a window came back short (no more due
+   * messages outside full partitions), or took nothing, or after {@value #PARTITION_WINDOWS}
+   * windows. The claims of the queue are serialized (see {@link #claim}), so what a window read is
+   * still true when it leases.
+   */
+  private void claimPartitioned(
+      Connection c,
+      String queue,
+      Instant now,
+      int max,
+      Instant until,
+      int perPartition,
+      boolean oldestFirst,
+      List<Ranked> ranked,
+      List<Object[]> exhausted)
+      throws SQLException {
+    int remaining = max;
+    Map<String, Integer> leases = new java.util.HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement(sql.partitionLeases)) {
+      ps.setString(1, queue);
+      times.set(ps, 2, now.toEpochMilli());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          leases.put(rs.getString(1), rs.getInt(2));
+        }
+      }
+    }
+    for (int window = 0; window < PARTITION_WINDOWS && remaining > 0; window++) {
+      int size = Math.min(MAX_RECEIVE, remaining * 4 + 16);
+      List<Long> take = new ArrayList<>();
+      int read = 0;
+      try (PreparedStatement ps =
+          c.prepareStatement(oldestFirst ? sql.partitionWindowOldest : sql.partitionWindow)) {
+        long at = now.toEpochMilli();
+        ps.setString(1, queue);
+        times.set(ps, 2, at);
+        ps.setString(3, queue);
+        times.set(ps, 4, at);
+        ps.setInt(5, perPartition);
+        ps.setInt(6, size);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next() && take.size() < remaining) {
+            read++;
+            String partition = rs.getString(2);
+            if (partition == null) {
+              take.add(rs.getLong(1));
+            } else if (leases.getOrDefault(partition, 0) < perPartition) {
+              leases.merge(partition, 1, Integer::sum);
+              take.add(rs.getLong(1));
+            }
+          }
+        }
+      }
+      for (int from = 0; from < take.size(); from += QueueStatements.CLAIM_IDS) {
+        List<Long> chunk =
+            take.subList(from, Math.min(take.size(), from + QueueStatements.CLAIM_IDS));
+        try (PreparedStatement ps = c.prepareStatement(sql.claimIds)) {
+          long at = now.toEpochMilli();
+          times.set(ps, 1, until.toEpochMilli());
+          times.set(ps, 2, at);
+          for (int i = 0; i < QueueStatements.CLAIM_IDS; i++) {
+            ps.setLong(3 + i, chunk.get(Math.min(i, chunk.size() - 1)));
+          }
+          times.set(ps, 3 + QueueStatements.CLAIM_IDS, at);
+          try (ResultSet rs = ps.executeQuery()) {
+            readClaimed(rs, queue, until, oldestFirst, ranked, exhausted);
+          }
+        }
+      }
+      remaining -= take.size();
+      if (read < size || take.isEmpty()) {
+        return; // no more due messages outside full partitions, or all taken
+      }
+    }
   }
 
   /** The advisory lock space of concurrency limits (an arbitrary constant: "OnceLimt" folded). */

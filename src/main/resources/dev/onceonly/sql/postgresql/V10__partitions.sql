@@ -7,3 +7,4 @@
 ALTER TABLE ${prefix}messages ADD COLUMN IF NOT EXISTS partition_key TEXT;
 
 ALTER TABLE ${prefix}dead_letters ADD COLUMN IF NOT EXISTS partition_key TEXT;
+
