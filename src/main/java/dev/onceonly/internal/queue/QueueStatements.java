@@ -68,14 +68,15 @@ final class QueueStatements {
         "INSERT INTO "
             + p
             + "dead_letters (queue, message_key, fingerprint, payload, payload_ref, attempts,"
-            + " last_error, created_at, dead_at, priority) SELECT queue, message_key, fingerprint,"
-            + " payload, payload_ref, ?, ?, created_at, ?, priority FROM "
+            + " last_error, created_at, dead_at, priority, traceparent) SELECT queue, message_key,"
+            + " fingerprint, payload, payload_ref, ?, ?, created_at, ?, priority, traceparent FROM "
             + m
             + " WHERE id = ? AND fence = ? ON CONFLICT (queue, message_key) DO UPDATE SET"
             + " fingerprint = excluded.fingerprint, payload = excluded.payload,"
             + " payload_ref = excluded.payload_ref, attempts = excluded.attempts,"
             + " last_error = excluded.last_error, created_at = excluded.created_at,"
-            + " dead_at = excluded.dead_at, priority = excluded.priority";
+            + " dead_at = excluded.dead_at, priority = excluded.priority,"
+            + " traceparent = excluded.traceparent";
     deleteMessage = "DELETE FROM " + m + " WHERE id = ? AND fence = ?";
     withdraw = "DELETE FROM " + m + " WHERE queue = ? AND message_key = ? RETURNING payload_ref";
     dropReplacedDeadPayload =
@@ -111,8 +112,8 @@ final class QueueStatements {
         "INSERT INTO "
             + m
             + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
-            + " priority) SELECT queue, message_key, fingerprint, payload, payload_ref, ?,"
-            + " created_at, priority FROM "
+            + " priority, traceparent) SELECT queue, message_key, fingerprint, payload,"
+            + " payload_ref, ?, created_at, priority, traceparent FROM "
             + p
             + "dead_letters WHERE queue = ? AND message_key = ?"
             + " ON CONFLICT (queue, message_key) DO NOTHING";

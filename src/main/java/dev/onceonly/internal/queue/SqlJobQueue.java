@@ -160,36 +160,8 @@ public final class SqlJobQueue implements JobQueue {
         message,
         new String(canonical, StandardCharsets.UTF_8),
         Fingerprints.of(message.queue(), canonical),
-        traceparent());
+        core.traceparent());
   }
-
-  /**
-   * Reads the sending thread's trace context, before the transaction. A value that is not a W3C
-   * traceparent of printable ASCII within {@link dev.onceonly.TraceContext#MAX_CHARS} is not
-   * stored, and a supplier that throws is logged once: tracing never fails a send.
-   */
-  private String traceparent() {
-    String value;
-    try {
-      value = core.traces().traceparent();
-    } catch (RuntimeException e) {
-      if (!TRACE_FAILURE_LOGGED.getAndSet(true)) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "the trace context supplier threw; messages are sent without a traceparent (logged"
-                + " once)",
-            e);
-      }
-      return null;
-    }
-    return value != null && TRACEPARENT.matcher(value).matches() ? value : null;
-  }
-
-  private static final Pattern TRACEPARENT =
-      Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}[\\x21-\\x7e]{0,60}");
-  private static final java.util.concurrent.atomic.AtomicBoolean TRACE_FAILURE_LOGGED =
-      new java.util.concurrent.atomic.AtomicBoolean();
-  private static final System.Logger LOG = System.getLogger(SqlJobQueue.class.getName());
 
   static void check(String field, String value, Pattern pattern) {
     if (value == null || !pattern.matcher(value).matches()) {
@@ -221,8 +193,16 @@ public final class SqlJobQueue implements JobQueue {
     return result;
   }
 
-  /** Publishes how a claimed message was settled, and returns the result. */
-  private QueueResult settled(String queue, QueueResult result) {
+  /** When a settlement started, for its event's duration; 0 when no one listens. */
+  private long started() {
+    return core.events().enabled() ? System.nanoTime() : 0;
+  }
+
+  /**
+   * Publishes how a claimed message was settled, and returns the result. Callers pass {@link
+   * #started()} before the expression that settles (arguments are evaluated left to right).
+   */
+  private QueueResult settled(String queue, long started, QueueResult result) {
     Events events = core.events();
     if (!events.enabled()) {
       return result;
@@ -246,14 +226,21 @@ public final class SqlJobQueue implements JobQueue {
     } else {
       return result; // renewed: not a settlement
     }
-    events.publish(new OnceOnlyEvent.MessageSettled(queue, kind, attempts));
+    events.publish(
+        new OnceOnlyEvent.MessageSettled(
+            queue,
+            kind,
+            attempts,
+            Duration.ofNanos(started == 0 ? 0 : System.nanoTime() - started),
+            Instant.now()));
     return result;
   }
 
-  private List<QueueResult> settledAll(List<Lease> leases, List<QueueResult> results) {
+  private List<QueueResult> settledAll(
+      List<Lease> leases, long started, List<QueueResult> results) {
     if (core.events().enabled()) {
       for (int i = 0; i < results.size(); i++) {
-        settled(leases.get(i).queue(), results.get(i));
+        settled(leases.get(i).queue(), started, results.get(i));
       }
     }
     return results;
@@ -441,12 +428,21 @@ public final class SqlJobQueue implements JobQueue {
       exhausted.forEach(
           attempts ->
               core.events()
-                  .publish(new OnceOnlyEvent.MessageSettled(queue, "dead_lettered", attempts)));
+                  .publish(
+                      new OnceOnlyEvent.MessageSettled(
+                          queue,
+                          "dead_lettered",
+                          attempts,
+                          Duration.ofNanos(System.nanoTime() - started),
+                          Instant.now())));
       if (!claimed.isEmpty()) {
         core.events()
             .publish(
                 new OnceOnlyEvent.MessagesClaimed(
-                    queue, claimed.size(), Duration.ofNanos(System.nanoTime() - started)));
+                    queue,
+                    claimed.size(),
+                    Duration.ofNanos(System.nanoTime() - started),
+                    Instant.now()));
       }
     }
     return claimed;
@@ -539,8 +535,11 @@ public final class SqlJobQueue implements JobQueue {
   public QueueResult renew(Lease lease, Duration extension) {
     Objects.requireNonNull(lease, "lease");
     Bounds.positive(extension, "extension");
+    long started = started();
     QueueResult renewed = renewIn(lease, extension);
-    return renewed instanceof QueueResult.LeaseLost ? settled(lease.queue(), renewed) : renewed;
+    return renewed instanceof QueueResult.LeaseLost
+        ? settled(lease.queue(), started, renewed)
+        : renewed;
   }
 
   private QueueResult renewIn(Lease lease, Duration extension) {
@@ -560,14 +559,15 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public QueueResult ack(Lease lease) {
     Objects.requireNonNull(lease, "lease");
-    return settled(lease.queue(), core.database().writeOrJoin(c -> ackIn(c, lease)));
+    return settled(lease.queue(), started(), core.database().writeOrJoin(c -> ackIn(c, lease)));
   }
 
   @Override
   public QueueResult ack(Connection transaction, Lease lease) {
     Objects.requireNonNull(transaction, "transaction");
     Objects.requireNonNull(lease, "lease");
-    return settled(lease.queue(), core.database().join(transaction, c -> ackIn(c, lease)));
+    return settled(
+        lease.queue(), started(), core.database().join(transaction, c -> ackIn(c, lease)));
   }
 
   /** Acknowledges inside an open transaction, for the worker's transactional steps. */
@@ -612,7 +612,8 @@ public final class SqlJobQueue implements JobQueue {
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(work, "work");
     try {
-      return settled(lease.queue(), core.database().writeOrJoin(c -> completeIn(c, lease, work)));
+      return settled(
+          lease.queue(), started(), core.database().writeOrJoin(c -> completeIn(c, lease, work)));
     } catch (WorkFailed e) {
       Throwable cause = e.getCause();
       for (Throwable s : e.getSuppressed()) {
@@ -658,6 +659,7 @@ public final class SqlJobQueue implements JobQueue {
       try {
         return settledAll(
             copy.stream().map(Completion::lease).toList(),
+            started(),
             core.database().write(c -> completeEach(c, copy, failed)));
       } catch (BatchWorkFailed f) {
         // The transaction rolled back; run the others again without the failed one.
@@ -713,6 +715,7 @@ public final class SqlJobQueue implements JobQueue {
     List<Lease> copy = List.copyOf(leases);
     return settledAll(
         copy,
+        started(),
         core.database()
             .writeOrJoin(
                 c -> {
@@ -728,6 +731,7 @@ public final class SqlJobQueue implements JobQueue {
   public QueueResult ackAndSend(Lease lease, List<Message> next) {
     Objects.requireNonNull(lease, "lease");
     List<Prepared> prepared = next.stream().map(this::prepare).toList();
+    long started = started();
     QueueResult result =
         core.database()
             .writeOrJoin(
@@ -756,7 +760,7 @@ public final class SqlJobQueue implements JobQueue {
           p ->
               sent(new SendResult(SendResult.Status.SENT, p.message().queue(), p.message().key())));
     }
-    return settled(lease.queue(), result);
+    return settled(lease.queue(), started, result);
   }
 
   @Override
@@ -796,6 +800,7 @@ public final class SqlJobQueue implements JobQueue {
     Bounds.instant(at, "at");
     return settled(
         lease.queue(),
+        started(),
         core.database()
             .write(
                 c ->
@@ -815,7 +820,9 @@ public final class SqlJobQueue implements JobQueue {
     Bounds.nonNegative(requiredWait, "requiredWait");
     String bounded = bound(error);
     return settled(
-        lease.queue(), core.database().write(c -> fail(c, lease, bounded, requiredWait)));
+        lease.queue(),
+        started(),
+        core.database().write(c -> fail(c, lease, bounded, requiredWait)));
   }
 
   private QueueResult fail(Connection c, Lease lease, String error, Duration wait)
@@ -856,6 +863,7 @@ public final class SqlJobQueue implements JobQueue {
     String bounded = bound(error);
     return settled(
         lease.queue(),
+        started(),
         core.database()
             .write(
                 c -> {
