@@ -101,6 +101,30 @@ public sealed interface OnceOnlyEvent {
   }
 
   /**
+   * A schedule's slot came due and its run was sent to the queue, after the transaction that sent
+   * it committed (a receive of the queue, or {@code Schedules.fireDue}). A slot whose run another
+   * instance sent first is not published again.
+   *
+   * @param schedule the schedule's name
+   * @param queue the queue its run was sent to
+   * @param slot the slot the run is for
+   */
+  record ScheduleFired(String schedule, String queue, Instant slot) implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param schedule see the record
+     * @param queue see the record
+     * @param slot see the record
+     */
+    public ScheduleFired {
+      Objects.requireNonNull(schedule, "schedule");
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(slot, "slot");
+    }
+  }
+
+  /**
    * A claimed message was settled: acknowledged, retried, dead-lettered, rescheduled, or its holder
    * found the lease lost.
    *

@@ -422,7 +422,10 @@ public final class SqlJobQueue implements JobQueue {
     Bounds.positive(lease, "lease");
     long started = core.events().enabled() ? System.nanoTime() : 0;
     List<Integer> exhausted = new ArrayList<>();
-    List<Delivery> claimed = core.database().write(c -> claim(c, queue, max, lease, exhausted));
+    List<OnceOnlyEvent.ScheduleFired> fired = new ArrayList<>();
+    List<Delivery> claimed =
+        core.database().write(c -> claim(c, queue, max, lease, exhausted, fired));
+    schedules.publish(fired); // after the commit, as the rest
     if (started != 0) {
       // After the commit: what a rolled-back (or retried) claim did is never published.
       exhausted.forEach(
@@ -449,11 +452,17 @@ public final class SqlJobQueue implements JobQueue {
   }
 
   private List<Delivery> claim(
-      Connection c, String queue, int max, Duration lease, List<Integer> deadLettered)
+      Connection c,
+      String queue,
+      int max,
+      Duration lease,
+      List<Integer> deadLettered,
+      List<OnceOnlyEvent.ScheduleFired> fired)
       throws SQLException {
     deadLettered.clear(); // a transaction run again starts over
+    fired.clear();
     Instant now = core.clock().instant();
-    schedules.fireIfDue(c, queue, now);
+    schedules.fireIfDue(c, queue, now, fired);
     Integer limit = limits.get(queue);
     if (limit != null) {
       max = Math.min(max, room(c, queue, limit, now));
