@@ -54,10 +54,12 @@ import java.util.Objects;
  * trace linked to the span that sent the message (a link rather than a parent: the delivery may be
  * the second of several, hours later, and belongs to its own trace); the handler's own spans are
  * its children. {@link #send}, {@link #execute} and {@link #claim} open spans around those calls
- * with their outcome as an attribute. Attributes: {@code messaging.system} ({@code onceonly}),
- * {@code messaging.destination.name}, {@code messaging.operation.type}, {@code onceonly.attempt},
- * {@code onceonly.operation}, {@code onceonly.outcome}; never a key, a scope or a payload.
- * Thread-safe.
+ * with their outcome as an attribute. {@link #publisher} traces a reconciler's publications, linked
+ * to the requests that registered the intents; {@link #streamEffect} a Redis worker's effects,
+ * linked to the producing requests; {@link #listener()} turns the queue's claim and settle events
+ * into spans. Attributes: {@code messaging.system} ({@code onceonly}), {@code
+ * messaging.destination.name}, {@code messaging.operation.type}, {@code onceonly.attempt}, {@code
+ * onceonly.operation}, {@code onceonly.outcome}; never a key, a scope or a payload. Thread-safe.
  */
 // OpenTelemetry's types are the application's: nothing to re-export.
 @SuppressWarnings("exports")
