@@ -23,6 +23,7 @@ import dev.onceonly.internal.receipts.SqlRejectionStore;
 import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.queue.JobQueue;
+import dev.onceonly.queue.Message;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.Schedules;
 import dev.onceonly.queue.Uniqueness;
@@ -93,6 +94,7 @@ public final class OnceOnly implements AutoCloseable {
       Set<String> safeToRepeat,
       Map<String, Uniqueness> uniqueness,
       Map<String, Integer> limits,
+      Map<String, Integer> partitionLimits,
       DatabaseClock databaseClock,
       DataSource listenFor,
       Migrator migrator,
@@ -114,7 +116,8 @@ public final class OnceOnly implements AutoCloseable {
             signals,
             listenFor == null ? null : SendNotifications.channel(prefix),
             uniqueness,
-            limits);
+            limits,
+            partitionLimits);
     this.externalEffects =
         new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
     this.maintenance =
@@ -417,6 +420,7 @@ public final class OnceOnly implements AutoCloseable {
     private final Set<String> safeToRepeat = new HashSet<>();
     private final Map<String, Uniqueness> uniqueness = new HashMap<>();
     private final Map<String, Integer> limits = new HashMap<>();
+    private final Map<String, Integer> partitionLimits = new HashMap<>();
     private int rejectionReasonChars = 300;
     private int rejectionBodyBytes = 8192;
     private Duration busyTimeout = Duration.ofSeconds(5);
@@ -734,6 +738,30 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * Limits how many messages of one partition of a queue (see {@link Message#partition(String)})
+     * are leased at once, over every instance on the database: a claim ranks the due messages of
+     * each partition and takes one only while its partition's live leases stay within the limit,
+     * counted in its transaction (claims of the queue serialized as with {@link
+     * #concurrencyLimit}). Messages of no partition are not limited by it; the queue's own {@link
+     * #concurrencyLimit}, when declared too, bounds the total. A message of a full partition waits
+     * while the messages of other partitions are claimed past it. Every claim of such a queue ranks
+     * its due backlog, so its cost grows with the backlog. Every instance that serves the queue
+     * should declare the same limit.
+     *
+     * @param queue the queue's name
+     * @param maxLeasedPerPartition the most messages of one partition leased at once, 1 to 100,000
+     * @return this builder
+     */
+    public Builder concurrencyLimitPerPartition(String queue, int maxLeasedPerPartition) {
+      Objects.requireNonNull(queue, "queue");
+      if (maxLeasedPerPartition < 1 || maxLeasedPerPartition > 100_000) {
+        throw new IllegalArgumentException("maxLeasedPerPartition must be between 1 and 100000");
+      }
+      partitionLimits.put(queue, maxLeasedPerPartition);
+      return this;
+    }
+
+    /**
      * Declares how long the keys of one queue stay taken beyond their queued messages: for a period
      * after each send, and/or while a dead letter holds them (see {@link Uniqueness}). A send of a
      * taken key answers {@code REPEATED} or {@code CONFLICT} and writes nothing. Every instance
@@ -913,6 +941,7 @@ public final class OnceOnly implements AutoCloseable {
             Set.copyOf(safeToRepeat),
             Map.copyOf(uniqueness),
             Map.copyOf(limits),
+            Map.copyOf(partitionLimits),
             databaseClock,
             listenForSends,
             migrator,

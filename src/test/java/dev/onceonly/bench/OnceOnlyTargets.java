@@ -42,6 +42,9 @@ final class OnceOnlyTargets {
     final JobQueue queue;
     final int workers;
 
+    /** How many partitions the messages are spread over, or 0 for none. */
+    int partitions;
+
     QueueTarget(WorkerBenchStore store, int workers) {
       this(store, workers, b -> {});
     }
@@ -59,7 +62,7 @@ final class OnceOnlyTargets {
     public void prefill(int n) {
       List<Message> chunk = new ArrayList<>(1000);
       for (int i = 0; i < n; i++) {
-        chunk.add(Message.of(QUEUE, "j" + i, payload("j" + i)));
+        chunk.add(message("j" + i));
         if (chunk.size() == 1000 || i == n - 1) {
           queue.sendAll(chunk);
           chunk.clear();
@@ -69,7 +72,12 @@ final class OnceOnlyTargets {
 
     @Override
     public void send(String key) {
-      queue.send(QUEUE, key, payload(key));
+      queue.send(message(key));
+    }
+
+    private Message message(String key) {
+      Message m = Message.of(QUEUE, key, payload(key));
+      return partitions == 0 ? m : m.partition("p" + Math.floorMod(key.hashCode(), partitions));
     }
 
     @Override
@@ -102,6 +110,21 @@ final class OnceOnlyTargets {
     WorkerTarget(WorkerBenchStore store, int workers, boolean later, int limit) {
       super(store, workers, limit == 0 ? b -> {} : b -> b.concurrencyLimit(QUEUE, limit));
       this.later = later;
+    }
+
+    /**
+     * A worker on a queue whose messages are spread over 16 partitions, with a limit of {@code
+     * perPartition} per partition: with a limit above what the worker holds, the cost of ranking
+     * the due backlog in every claim.
+     */
+    static WorkerTarget partitioned(WorkerBenchStore store, int workers, int perPartition) {
+      return new WorkerTarget(store, workers, perPartition);
+    }
+
+    private WorkerTarget(WorkerBenchStore store, int workers, int perPartition) {
+      super(store, workers, b -> b.concurrencyLimitPerPartition(QUEUE, perPartition));
+      this.later = false;
+      this.partitions = 16;
     }
 
     @Override

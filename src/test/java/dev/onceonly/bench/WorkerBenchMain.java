@@ -132,6 +132,10 @@ public final class WorkerBenchMain {
       new Sut(
           "OnceOnly Worker (limit 100)",
           (store, workers) -> new OnceOnlyTargets.WorkerTarget(store, workers, false, 100));
+  static final Sut ONCEONLY_PARTITIONED =
+      new Sut(
+          "OnceOnly Worker (16 partitions of 100)",
+          (store, workers) -> OnceOnlyTargets.WorkerTarget.partitioned(store, workers, 100));
   static final Sut DB_SCHEDULER = new Sut("db-scheduler", PeerTargets.DbSchedulerTarget::new);
   static final Sut JOBRUNR = new Sut("JobRunr", PeerTargets.JobRunrTarget::new);
   static final Sut BATCHED =
@@ -142,9 +146,16 @@ public final class WorkerBenchMain {
   static List<Case> cases() {
     List<Sut> peers = List.of(ONCEONLY, ONCEONLY_LATER, DB_SCHEDULER, JOBRUNR);
     List<Sut> sqliteDrain =
-        List.of(ONCEONLY, ONCEONLY_LATER, ONCEONLY_LIMITED, DB_SCHEDULER, JOBRUNR, BATCHED);
-    List<Sut> pgDrain =
-        List.of(ONCEONLY, ONCEONLY_LATER, ONCEONLY_LIMITED, DB_SCHEDULER, JOBRUNR, BATCHED, RAW);
+        List.of(
+            ONCEONLY,
+            ONCEONLY_LATER,
+            ONCEONLY_LIMITED,
+            ONCEONLY_PARTITIONED,
+            DB_SCHEDULER,
+            JOBRUNR,
+            BATCHED);
+    List<Sut> pgDrain = new java.util.ArrayList<>(sqliteDrain);
+    pgDrain.add(RAW);
     return List.of(
         new Case(Kind.SQLITE_FULL, Shape.DRAIN, 0, 4, sqliteDrain),
         new Case(Kind.SQLITE_FULL, Shape.SEND, 4, 0, peers),

@@ -385,8 +385,8 @@ class CommandsContract {
     CliRun older = on(fresh, "status");
     assertThat(older.status()).isEqualTo(5);
     assertThat(older.err())
-        .contains("is version 9, older than this tool's 11 (run `onceonly migrate`)");
-    assertThat(on(fresh, "migrate").out()).contains("from version 9 to 11");
+        .contains("is version 10, older than this tool's 11 (run `onceonly migrate`)");
+    assertThat(on(fresh, "migrate").out()).contains("from version 10 to 11");
 
     fresh.exec(
         "INSERT INTO onceonly_schema_version VALUES (99, 'V99__future.sql', "

@@ -68,7 +68,7 @@ class PostgresLeastPrivilegeCommandsTest {
     assertThat(migrate.err()).contains("permission denied").hasLineCount(1);
     CliRun pending = CliRun.of("pending", "--jdbc-url", db.applicationUrl());
     assertThat(pending.status()).as("%s", pending).isEqualTo(CliException.SCHEMA);
-    assertThat(db.ownerCount("SELECT COUNT(*) FROM app.onceonly_schema_version")).isEqualTo(9);
+    assertThat(db.ownerCount("SELECT COUNT(*) FROM app.onceonly_schema_version")).isEqualTo(10);
   }
 
   private static JsonNode json(CliRun run) throws Exception {

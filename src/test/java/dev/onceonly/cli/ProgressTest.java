@@ -38,6 +38,7 @@ class ProgressTest {
             "migrate: applying schema version 7",
             "migrate: applying schema version 8",
             "migrate: applying schema version 9",
+            "migrate: applying schema version 10",
             "migrate: applying schema version 11");
 
     long old = Instant.now().minus(Duration.ofDays(60)).toEpochMilli();

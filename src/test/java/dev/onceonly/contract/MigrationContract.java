@@ -37,9 +37,10 @@ public class MigrationContract extends ContractSupport {
           "V7__unique_keys.sql",
           "V8__message_traceparent.sql",
           "V9__leased.sql",
+          "V10__partitions.sql",
           "V11__trace_context.sql");
 
-  /** The version a migration's name gives ({@code V<n>__}); the numbers may have gaps. */
+  /** The version a migration's name gives ({@code V<n>__}). */
   static int version(String script) {
     return Integer.parseInt(script.substring(1, script.indexOf("__")));
   }
@@ -289,6 +290,8 @@ public class MigrationContract extends ContractSupport {
         "DELETE FROM onceonly_schema_version WHERE version >= 8",
         "ALTER TABLE onceonly_messages DROP COLUMN traceparent",
         "ALTER TABLE onceonly_messages DROP COLUMN leased",
+        "ALTER TABLE onceonly_messages DROP COLUMN partition_key",
+        "ALTER TABLE onceonly_dead_letters DROP COLUMN partition_key",
         "ALTER TABLE onceonly_dead_letters DROP COLUMN traceparent",
         "ALTER TABLE onceonly_intents DROP COLUMN traceparent");
   }
@@ -324,6 +327,31 @@ public class MigrationContract extends ContractSupport {
     assertThat(delivered)
         .extracting(d -> d.key() + " " + d.traceparent())
         .containsExactlyInAnyOrder("before null", "after " + traceparent);
+  }
+
+  @Test
+  void aVersion9DatabaseUpgradesAndItsWaitingMessagesAreOfNoPartition() {
+    start();
+    for (int i = 0; i < 3; i++) {
+      once.queue().send("jobs", "before-" + i, Map.of("n", i));
+    }
+    once.close();
+    asOneVersionOlder();
+
+    OnceOnly upgraded = track(open(clock, b -> b.concurrencyLimitPerPartition("jobs", 1)));
+    assertThat(strings("SELECT version FROM onceonly_schema_version ORDER BY version"))
+        .containsExactlyElementsOf(versions());
+    for (int i = 0; i < 3; i++) {
+      upgraded
+          .queue()
+          .send(dev.onceonly.queue.Message.of("jobs", "after-" + i, Map.of("n", i)).partition("p"));
+    }
+    assertThat(strings("SELECT partition_key FROM onceonly_messages ORDER BY message_key"))
+        .containsExactly("p", "p", "p", null, null, null);
+    assertThat(upgraded.queue().receive("jobs", 10, Duration.ofMinutes(1)))
+        .extracting(dev.onceonly.queue.Delivery::key)
+        .as("the old messages are not limited; the partition takes one")
+        .containsExactlyInAnyOrder("before-0", "before-1", "before-2", "after-0");
   }
 
   @Test

@@ -12,28 +12,40 @@ import java.time.Duration;
  * monotonic clock is the machine's, shared by the processes) and commits a {@code runs} row with
  * the acknowledgement.
  *
+ * <p>With {@code partitioned=true} the queue is declared instead with a limit of {@value
+ * #PER_PARTITION} per partition (the partition is the message key's prefix before {@code /}), and
+ * the lines are {@code start <partition> <nanoTime>} and {@code end <partition> <nanoTime>}.
+ *
  * <p>Arguments ({@code name=value}): {@code file} (a SQLite file) or {@code url} (PostgreSQL),
- * {@code worker}. Prints {@code ready}, runs until stdin closes.
+ * {@code worker}, optionally {@code partitioned}. Prints {@code ready}, runs until stdin closes.
  */
 public final class LimitProcessMain {
   static final String QUEUE = "limited";
   static final int LIMIT = 2;
+  static final int PER_PARTITION = 1;
 
   private LimitProcessMain() {}
 
   public static void main(String[] argv) throws Exception {
     ChildArgs args = ChildArgs.parse(argv);
     String worker = args.required("worker");
+    boolean partitioned = Boolean.parseBoolean(args.get("partitioned", "false"));
     try (ChildStore store = ChildStore.of(args, 6);
-        OnceOnly once = store.builder().concurrencyLimit(QUEUE, LIMIT).build();
+        OnceOnly once =
+            (partitioned
+                    ? store.builder().concurrencyLimitPerPartition(QUEUE, PER_PARTITION)
+                    : store.builder().concurrencyLimit(QUEUE, LIMIT))
+                .build();
         Worker w =
             Worker.builder(
                     once.queue(),
                     QUEUE,
                     job -> {
-                      System.out.println("start " + System.nanoTime());
+                      String key = job.lease().key();
+                      String tag = partitioned ? key.substring(0, key.indexOf('/')) + " " : "";
+                      System.out.println("start " + tag + System.nanoTime());
                       Thread.sleep(20);
-                      System.out.println("end " + System.nanoTime());
+                      System.out.println("end " + tag + System.nanoTime());
                       job.completeWith(tx -> ChildStore.run(tx, job.lease().key(), worker));
                     })
                 .threads(4)

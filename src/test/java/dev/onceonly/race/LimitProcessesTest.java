@@ -3,6 +3,7 @@ package dev.onceonly.race;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.queue.Message;
 import dev.onceonly.testing.ChildJvm;
 import dev.onceonly.testing.Db;
 import dev.onceonly.testing.Eventually;
@@ -20,7 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A concurrency limit of 2 across three JVMs of four worker threads each, on one SQLite file and on
  * PostgreSQL: while they work 60 messages, the leases sampled from the table never exceed 2, and
  * neither do the handlers running at once (from the start and end instants the processes print on
- * the machine's monotonic clock); every message runs once.
+ * the machine's monotonic clock); every message runs once. The same with a limit of 1 per partition
+ * over two partitions: one lease and one handler at a time in each partition, two in all.
  */
 class LimitProcessesTest {
   private static final int MESSAGES = 60;
@@ -31,6 +33,17 @@ class LimitProcessesTest {
   @ParameterizedTest(name = "[{0}]")
   @ValueSource(strings = {"sqlite", "postgresql"})
   void threeProcessesOfFourThreadsNeverHoldMoreThanTheLimit(String dialect) throws Exception {
+    run(dialect, false);
+  }
+
+  @ParameterizedTest(name = "[{0}]")
+  @ValueSource(strings = {"sqlite", "postgresql"})
+  void threeProcessesOfFourThreadsNeverHoldMoreThanTheLimitOfAPartition(String dialect)
+      throws Exception {
+    run(dialect, true);
+  }
+
+  private void run(String dialect, boolean partitioned) throws Exception {
     Path file = dir.resolve("limit.db");
     PostgresContractDatabase pg =
         dialect.equals("postgresql") ? PostgresContractDatabase.create() : null;
@@ -39,6 +52,8 @@ class LimitProcessesTest {
     try (OnceOnly once =
             (pg == null ? OnceOnly.builder().sqlite(file) : pg.builder())
                 .concurrencyLimit(LimitProcessMain.QUEUE, LimitProcessMain.LIMIT)
+                .concurrencyLimitPerPartition(
+                    LimitProcessMain.QUEUE, LimitProcessMain.PER_PARTITION)
                 .build();
         ChildJvm.Group group = new ChildJvm.Group()) {
       once.useTransaction(
@@ -48,32 +63,55 @@ class LimitProcessesTest {
                       "CREATE TABLE runs (run_key VARCHAR(300) NOT NULL,"
                           + " holder VARCHAR(50) NOT NULL)"));
       for (int i = 0; i < MESSAGES; i++) {
-        once.queue().send(LimitProcessMain.QUEUE, "m-" + i, i).orThrow();
+        String partition = "p" + (i % 2);
+        once.queue()
+            .send(
+                partitioned
+                    ? Message.of(LimitProcessMain.QUEUE, partition + "/m-" + i, i)
+                        .partition(partition)
+                    : Message.of(LimitProcessMain.QUEUE, "m-" + i, i))
+            .orThrow();
       }
       List<ChildJvm> children = new ArrayList<>();
       for (String name : List.of("a", "b", "c")) {
         children.add(
-            group.add(ChildJvm.start(name, dir, LimitProcessMain.class, where, "worker=" + name)));
+            group.add(
+                ChildJvm.start(
+                    name,
+                    dir,
+                    LimitProcessMain.class,
+                    where,
+                    "worker=" + name,
+                    "partitioned=" + partitioned)));
       }
       for (ChildJvm child : children) {
         child.awaitLine("ready", TIMEOUT);
       }
       long maxLeased = 0;
+      long maxInPartition = 0;
       long samples = 0;
       long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      String claimed =
+          "SELECT COUNT(*) FROM onceonly_messages WHERE queue = 'limited' AND attempts > 0";
       while (count.apply("SELECT COUNT(*) FROM runs") < MESSAGES && System.nanoTime() < deadline) {
-        maxLeased =
-            Math.max(
-                maxLeased,
-                count.apply(
-                    "SELECT COUNT(*) FROM onceonly_messages WHERE queue = 'limited' AND attempts > 0"));
+        maxLeased = Math.max(maxLeased, count.apply(claimed));
+        for (String p : List.of("p0", "p1")) {
+          maxInPartition =
+              Math.max(maxInPartition, count.apply(claimed + " AND partition_key = '" + p + "'"));
+        }
         samples++;
       }
       Eventually.await(
           TIMEOUT, "every message ran", () -> count.apply("SELECT COUNT(*) FROM runs") == MESSAGES);
-      assertThat(maxOverlap(children)).as("handlers running at once").isBetween(1, 2);
+      assertThat(maxOverlap(children, "")).as("handlers running at once").isBetween(1, 2);
       assertThat(maxLeased).as("leases sampled from the table").isBetween(1L, 2L);
-      assertThat(samples).isGreaterThan(10);
+      if (partitioned) {
+        for (String p : List.of("p0 ", "p1 ")) {
+          assertThat(maxOverlap(children, p)).as("handlers of %srunning at once", p).isEqualTo(1);
+        }
+        assertThat(maxInPartition).as("leases of one partition").isEqualTo(1);
+      }
+      assertThat(samples).as("samples taken while the messages ran").isGreaterThanOrEqualTo(5);
       assertThat(count.apply("SELECT COUNT(DISTINCT run_key) FROM runs")).isEqualTo(MESSAGES);
       assertThat(count.apply("SELECT COUNT(*) FROM onceonly_messages")).isZero();
       assertThat(count.apply("SELECT COUNT(DISTINCT holder) FROM runs"))
@@ -86,15 +124,18 @@ class LimitProcessesTest {
     }
   }
 
-  /** The most handlers running at once, from every child's start and end lines. */
-  private static int maxOverlap(List<ChildJvm> children) {
+  /**
+   * The most handlers running at once whose lines carry {@code tag} after the word (every handler
+   * for an empty tag), from every child's start and end lines.
+   */
+  private static int maxOverlap(List<ChildJvm> children, String tag) {
     List<long[]> events = new ArrayList<>();
     for (ChildJvm child : children) {
       for (String line : child.lines()) {
-        if (line.startsWith("start ")) {
-          events.add(new long[] {Long.parseLong(line.substring(6)), 1});
-        } else if (line.startsWith("end ")) {
-          events.add(new long[] {Long.parseLong(line.substring(4)), -1});
+        if (line.startsWith("start " + tag)) {
+          events.add(new long[] {nanos(line), 1});
+        } else if (line.startsWith("end " + tag)) {
+          events.add(new long[] {nanos(line), -1});
         }
       }
     }
@@ -106,5 +147,9 @@ class LimitProcessesTest {
       max = Math.max(max, running);
     }
     return max;
+  }
+
+  private static long nanos(String line) {
+    return Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
   }
 }

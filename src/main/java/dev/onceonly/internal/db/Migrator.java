@@ -42,6 +42,7 @@ public final class Migrator {
           "V7__unique_keys.sql",
           "V8__message_traceparent.sql",
           "V9__leased.sql",
+          "V10__partitions.sql",
           "V11__trace_context.sql");
 
   private static final java.util.regex.Pattern VERSIONED =

@@ -10,6 +10,8 @@ final class QueueStatements {
   final String messageFingerprint;
   final String claim;
   final String claimOldest;
+  final String claimPartitioned;
+  final String claimPartitionedOldest;
   final String ack;
   final String renew;
   final String reschedule;
@@ -40,11 +42,13 @@ final class QueueStatements {
         "INSERT INTO "
             + m
             + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
-            + " priority, traceparent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            + " priority, traceparent, partition_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             + " ON CONFLICT (queue, message_key) DO NOTHING";
     messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
     claim = dialect.claim(m, false);
     claimOldest = dialect.claim(m, true);
+    claimPartitioned = claimPartitioned(m, false);
+    claimPartitionedOldest = claimPartitioned(m, true);
     ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
     renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
     reschedule =
@@ -68,15 +72,16 @@ final class QueueStatements {
         "INSERT INTO "
             + p
             + "dead_letters (queue, message_key, fingerprint, payload, payload_ref, attempts,"
-            + " last_error, created_at, dead_at, priority, traceparent) SELECT queue, message_key,"
-            + " fingerprint, payload, payload_ref, ?, ?, created_at, ?, priority, traceparent FROM "
+            + " last_error, created_at, dead_at, priority, partition_key, traceparent) SELECT"
+            + " queue, message_key, fingerprint, payload, payload_ref, ?, ?, created_at, ?,"
+            + " priority, partition_key, traceparent FROM "
             + m
             + " WHERE id = ? AND fence = ? ON CONFLICT (queue, message_key) DO UPDATE SET"
             + " fingerprint = excluded.fingerprint, payload = excluded.payload,"
             + " payload_ref = excluded.payload_ref, attempts = excluded.attempts,"
             + " last_error = excluded.last_error, created_at = excluded.created_at,"
             + " dead_at = excluded.dead_at, priority = excluded.priority,"
-            + " traceparent = excluded.traceparent";
+            + " partition_key = excluded.partition_key, traceparent = excluded.traceparent";
     deleteMessage = "DELETE FROM " + m + " WHERE id = ? AND fence = ?";
     withdraw = "DELETE FROM " + m + " WHERE queue = ? AND message_key = ? RETURNING payload_ref";
     dropReplacedDeadPayload =
@@ -112,8 +117,8 @@ final class QueueStatements {
         "INSERT INTO "
             + m
             + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
-            + " priority, traceparent) SELECT queue, message_key, fingerprint, payload,"
-            + " payload_ref, ?, created_at, priority, traceparent FROM "
+            + " priority, partition_key, traceparent) SELECT queue, message_key, fingerprint,"
+            + " payload, payload_ref, ?, created_at, priority, partition_key, traceparent FROM "
             + p
             + "dead_letters WHERE queue = ? AND message_key = ?"
             + " ON CONFLICT (queue, message_key) DO NOTHING";
@@ -139,5 +144,39 @@ final class QueueStatements {
             + u
             + " WHERE queue = ? AND taken_until <= ? LIMIT 100)";
     StatementCache.registerFields(this, MethodHandles.lookup());
+  }
+
+  /**
+   * The claim of a queue with a limit per partition, the same on both dialects: the due messages
+   * are ranked within their partition in claim order, and a message is taken when its rank plus the
+   * live leases of its partition stays within the limit; messages of no partition are not limited
+   * by it. Claims of such a queue are serialized by a transaction lock on the queue (PostgreSQL) or
+   * by SQLite's single writer, so no row is locked by another claim. Parameters: the lease's end,
+   * now, the queue, now, the queue, now, the queue, now, the limit, the most to take. Its cost
+   * grows with the queue's due backlog, which every claim ranks.
+   */
+  private static String claimPartitioned(String m, boolean oldestFirst) {
+    String order = (oldestFirst ? "" : "priority DESC, ") + "deliver_at, id";
+    String ranked = (oldestFirst ? "" : "c.priority DESC, ") + "c.deliver_at, c.id";
+    return "UPDATE "
+        + m
+        + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1, leased = 1,"
+        + " first_claimed_at = COALESCE(first_claimed_at, ?)"
+        + " WHERE queue = ? AND deliver_at <= ? AND id IN (SELECT c.id FROM (SELECT id,"
+        + " partition_key, priority, deliver_at, ROW_NUMBER() OVER (PARTITION BY partition_key"
+        + " ORDER BY "
+        + order
+        + ") AS rn FROM "
+        + m
+        + " WHERE queue = ? AND deliver_at <= ?) c LEFT JOIN (SELECT partition_key, COUNT(*) AS n"
+        + " FROM "
+        + m
+        + " WHERE queue = ? AND leased = 1 AND deliver_at > ? AND partition_key IS NOT NULL"
+        + " GROUP BY partition_key) b ON b.partition_key = c.partition_key"
+        + " WHERE c.partition_key IS NULL OR c.rn + COALESCE(b.n, 0) <= ? ORDER BY "
+        + ranked
+        + " LIMIT ?)"
+        + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
+        + " last_error, priority, traceparent";
   }
 }

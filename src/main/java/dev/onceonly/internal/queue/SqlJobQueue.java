@@ -63,6 +63,7 @@ public final class SqlJobQueue implements JobQueue {
   private final AtomicLong claims;
   private final Map<String, Uniqueness> uniqueness;
   private final Map<String, Integer> limits;
+  private final Map<String, Integer> partitionLimits;
 
   /**
    * Creates the queue.
@@ -75,6 +76,8 @@ public final class SqlJobQueue implements JobQueue {
    *     SendNotifications}); null for none
    * @param uniqueness the queues whose keys stay taken beyond their queued messages
    * @param limits the queues with a concurrency limit: the most messages leased at once
+   * @param partitionLimits the queues with a limit per partition: the most messages of one
+   *     partition leased at once
    */
   public SqlJobQueue(
       StoreContext core,
@@ -83,7 +86,8 @@ public final class SqlJobQueue implements JobQueue {
       QueueSignals signals,
       String notifyChannel,
       Map<String, Uniqueness> uniqueness,
-      Map<String, Integer> limits) {
+      Map<String, Integer> limits,
+      Map<String, Integer> partitionLimits) {
     this(
         core,
         prefix,
@@ -93,7 +97,8 @@ public final class SqlJobQueue implements JobQueue {
         null,
         new AtomicLong(),
         Map.copyOf(uniqueness),
-        Map.copyOf(limits));
+        Map.copyOf(limits),
+        Map.copyOf(partitionLimits));
   }
 
   private SqlJobQueue(
@@ -105,7 +110,8 @@ public final class SqlJobQueue implements JobQueue {
       SqlSchedules schedules,
       AtomicLong claims,
       Map<String, Uniqueness> uniqueness,
-      Map<String, Integer> limits) {
+      Map<String, Integer> limits,
+      Map<String, Integer> partitionLimits) {
     this.core = core;
     this.sql = new QueueStatements(prefix, core.database().sql());
     this.times = core.times();
@@ -117,12 +123,22 @@ public final class SqlJobQueue implements JobQueue {
     this.claims = claims;
     this.uniqueness = uniqueness;
     this.limits = limits;
+    this.partitionLimits = partitionLimits;
   }
 
   /** Returns a view of this queue with another retry policy, sharing its schedules. */
   public SqlJobQueue withPolicy(RetryPolicy other) {
     return new SqlJobQueue(
-        core, prefix, other, signals, notifyChannel, schedules, claims, uniqueness, limits);
+        core,
+        prefix,
+        other,
+        signals,
+        notifyChannel,
+        schedules,
+        claims,
+        uniqueness,
+        limits,
+        partitionLimits);
   }
 
   /** {@return the schedules, fired by this queue's claims} */
@@ -322,6 +338,7 @@ public final class SqlJobQueue implements JobQueue {
       times.set(ps, 7, now);
       ps.setInt(8, m.priority());
       ps.setString(9, p.traceparent());
+      ps.setString(10, m.partition());
       if (ps.executeUpdate() == 1) {
         insertPayload(c, ref, body, now);
         take(c, unique, p, now);
@@ -464,6 +481,10 @@ public final class SqlJobQueue implements JobQueue {
     Instant now = core.clock().instant();
     schedules.fireIfDue(c, queue, now, fired);
     Integer limit = limits.get(queue);
+    Integer perPartition = partitionLimits.get(queue);
+    if (limit != null || perPartition != null) {
+      core.database().lockKey(c, LIMIT_LOCK_SPACE, queue);
+    }
     if (limit != null) {
       max = Math.min(max, room(c, queue, limit, now));
       if (max <= 0) {
@@ -476,8 +497,16 @@ public final class SqlJobQueue implements JobQueue {
     // One claim in four takes the oldest due messages whatever their priority: no starvation.
     boolean oldestFirst = claims.incrementAndGet() % 4 == 0;
     List<Ranked> ranked = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(oldestFirst ? sql.claimOldest : sql.claim)) {
-      core.database().sql().bindClaim(ps, queue, now.toEpochMilli(), max, until.toEpochMilli());
+    String claimSql =
+        perPartition != null
+            ? (oldestFirst ? sql.claimPartitionedOldest : sql.claimPartitioned)
+            : (oldestFirst ? sql.claimOldest : sql.claim);
+    try (PreparedStatement ps = c.prepareStatement(claimSql)) {
+      if (perPartition != null) {
+        bindPartitionedClaim(ps, queue, now, max, until, perPartition);
+      } else {
+        core.database().sql().bindClaim(ps, queue, now.toEpochMilli(), max, until.toEpochMilli());
+      }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           Lease l = new Lease(queue, rs.getString(2), rs.getLong(1), rs.getLong(5), until);
@@ -520,16 +549,31 @@ public final class SqlJobQueue implements JobQueue {
 
   private record Ranked(int priority, Delivery delivery) {}
 
+  /** Binds {@link QueueStatements#claimPartitioned}'s parameters. */
+  private void bindPartitionedClaim(
+      PreparedStatement ps, String queue, Instant now, int max, Instant until, int perPartition)
+      throws SQLException {
+    long at = now.toEpochMilli();
+    times.set(ps, 1, until.toEpochMilli());
+    times.set(ps, 2, at);
+    for (int i = 3; i <= 7; i += 2) {
+      ps.setString(i, queue);
+      times.set(ps, i + 1, at);
+    }
+    ps.setInt(9, perPartition);
+    ps.setInt(10, max);
+  }
+
   /** The advisory lock space of concurrency limits (an arbitrary constant: "OnceLimt" folded). */
   private static final int LIMIT_LOCK_SPACE = 0x4f6e4c6d;
 
   /**
    * How many more messages of a limited queue may be leased now: its limit less the live leases of
    * every instance. On PostgreSQL the claims of one limited queue take a transaction lock on it
-   * first, so that two instances cannot both count the same room; SQLite's writer is alone.
+   * first (see {@link #claim}), so that two instances cannot both count the same room; SQLite's
+   * writer is alone.
    */
   private int room(Connection c, String queue, int limit, Instant now) throws SQLException {
-    core.database().lockKey(c, LIMIT_LOCK_SPACE, queue);
     try (PreparedStatement ps = c.prepareStatement(sql.leasedCount)) {
       ps.setString(1, queue);
       times.set(ps, 2, now.toEpochMilli());
