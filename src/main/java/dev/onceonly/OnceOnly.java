@@ -483,9 +483,11 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
-     * Sets where a send finds the current trace context, stored with the message and handed to its
-     * handler ({@link dev.onceonly.queue.Delivery#traceparent()}). Default {@link
-     * TraceContext#none()}; {@code dev.onceonly.otel.OnceOnlyTracing} supplies OpenTelemetry's.
+     * Sets where a send or an intent registration finds the current trace context, stored with the
+     * message (and kept if it is dead-lettered and requeued) and handed to its handler ({@link
+     * dev.onceonly.queue.Delivery#traceparent()}), or stored with the intent ({@link
+     * Intent#traceparent()}). Default {@link TraceContext#none()}; {@code
+     * dev.onceonly.otel.OnceOnlyTracing} supplies OpenTelemetry's.
      *
      * @param traceContext the supplier of the sending thread's {@code traceparent}
      * @return this builder

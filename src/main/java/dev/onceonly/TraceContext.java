@@ -2,8 +2,9 @@ package dev.onceonly;
 
 /**
  * Where the sending side's trace context comes from: its W3C {@code traceparent} is stored with
- * each message sent, so that the handler of the message, in another thread, process or hour, can
- * link its work to the request that caused it ({@link dev.onceonly.queue.Delivery#traceparent()}).
+ * each message sent and each intent registered, so that the handler of the message, in another
+ * thread, process or hour, can link its work to the request that caused it ({@link
+ * dev.onceonly.queue.Delivery#traceparent()}).
  *
  * <p>The core knows no tracing library; {@code dev.onceonly.otel.OnceOnlyTracing} implements this
  * for OpenTelemetry. Called on the sending thread, before the send's transaction; it must be fast

@@ -230,12 +230,15 @@ class ArchitectureTest {
           .dependOnClassesThat()
           .resideInAPackage("io.micrometer..");
 
-  /** (c) OpenTelemetry is for the tracing integration only. */
+  /**
+   * (c) OpenTelemetry is for the tracing integration only (and the Spring auto-configuration that
+   * registers it when the application has an {@code OpenTelemetry} bean).
+   */
   @ArchTest
   static final ArchRule onlyTheTracingIntegrationUsesOpenTelemetry =
       noClasses()
           .that()
-          .resideOutsideOfPackage("dev.onceonly.otel..")
+          .resideOutsideOfPackages("dev.onceonly.otel..", "dev.onceonly.spring..")
           .should()
           .dependOnClassesThat()
           .resideInAPackage("io.opentelemetry..");

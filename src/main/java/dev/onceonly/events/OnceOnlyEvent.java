@@ -1,6 +1,7 @@
 package dev.onceonly.events;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -67,18 +68,59 @@ public sealed interface OnceOnlyEvent {
    * @param queue the queue
    * @param count how many messages the one transaction claimed
    * @param duration how long the claim took
+   * @param at when it ended, by the system clock (not the store's clock: this is for traces, whose
+   *     spans a tracer times the same way), so that a listener can place it in time although it
+   *     runs later
    */
-  record MessagesClaimed(String queue, int count, Duration duration) implements OnceOnlyEvent {
+  record MessagesClaimed(String queue, int count, Duration duration, Instant at)
+      implements OnceOnlyEvent {
     /**
      * Refuses nulls.
      *
      * @param queue see the record
      * @param count see the record
      * @param duration see the record
+     * @param at see the record
      */
     public MessagesClaimed {
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(duration, "duration");
+      Objects.requireNonNull(at, "at");
+    }
+
+    /**
+     * A claim that ended now.
+     *
+     * @param queue see the record
+     * @param count see the record
+     * @param duration see the record
+     */
+    public MessagesClaimed(String queue, int count, Duration duration) {
+      this(queue, count, duration, Instant.now());
+    }
+  }
+
+  /**
+   * A schedule's slot came due and its run was sent to the queue, after the transaction that sent
+   * it committed (a receive of the queue, or {@code Schedules.fireDue}). A slot whose run another
+   * instance sent first is not published again.
+   *
+   * @param schedule the schedule's name
+   * @param queue the queue its run was sent to
+   * @param slot the slot the run is for
+   */
+  record ScheduleFired(String schedule, String queue, Instant slot) implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param schedule see the record
+     * @param queue see the record
+     * @param slot see the record
+     */
+    public ScheduleFired {
+      Objects.requireNonNull(schedule, "schedule");
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(slot, "slot");
     }
   }
 
@@ -92,18 +134,37 @@ public sealed interface OnceOnlyEvent {
    *     work_failed} (the work of a completion threw; the message stays claimed)
    * @param attempts the attempts counted so far, for {@code retrying} and {@code dead_lettered};
    *     else 0
+   * @param duration how long the settling call took (for a batch, the whole batch; for a message
+   *     dead-lettered by a claim, the claim)
+   * @param at when it ended, by the system clock, as {@link MessagesClaimed#at()}
    */
-  record MessageSettled(String queue, String result, int attempts) implements OnceOnlyEvent {
+  record MessageSettled(String queue, String result, int attempts, Duration duration, Instant at)
+      implements OnceOnlyEvent {
     /**
      * Refuses nulls.
      *
      * @param queue see the record
      * @param result see the record
      * @param attempts see the record
+     * @param duration see the record
+     * @param at see the record
      */
     public MessageSettled {
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(result, "result");
+      Objects.requireNonNull(duration, "duration");
+      Objects.requireNonNull(at, "at");
+    }
+
+    /**
+     * A settlement that ended now, its duration unknown (zero).
+     *
+     * @param queue see the record
+     * @param result see the record
+     * @param attempts see the record
+     */
+    public MessageSettled(String queue, String result, int attempts) {
+      this(queue, result, attempts, Duration.ZERO, Instant.now());
     }
   }
 

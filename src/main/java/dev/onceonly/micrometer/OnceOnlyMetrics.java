@@ -31,11 +31,12 @@ import java.util.function.Function;
  * onceonly.queue.sends} ({@code queue}, {@code status}); {@code onceonly.queue.claim.batch} ({@code
  * queue}); {@code onceonly.queue.settlements} ({@code queue}, {@code result}); {@code
  * onceonly.queue.handler.duration} ({@code queue}, {@code outcome}); {@code
- * onceonly.queue.redeliveries} ({@code queue}); {@code onceonly.external.claims} and {@code
- * onceonly.external.settlements} ({@code operation}, {@code outcome}); {@code
- * onceonly.groupcommit.batch.size}; {@code onceonly.reconciler.intents} ({@code result}) and {@code
- * onceonly.reconciler.pass.duration}; {@code onceonly.events.dropped}. Tags hold operation and
- * queue names and fixed outcome words only: a scope or key is never a tag. Thread-safe.
+ * onceonly.queue.redeliveries} ({@code queue}); {@code onceonly.schedules.fired} ({@code schedule},
+ * {@code queue}); {@code onceonly.external.claims} and {@code onceonly.external.settlements}
+ * ({@code operation}, {@code outcome}); {@code onceonly.groupcommit.batch.size}; {@code
+ * onceonly.reconciler.intents} ({@code result}) and {@code onceonly.reconciler.pass.duration};
+ * {@code onceonly.events.dropped}. Tags hold operation and queue names and fixed outcome words
+ * only: a scope or key is never a tag. Thread-safe.
  */
 // Micrometer's types are the application's: nothing to re-export.
 @SuppressWarnings("exports")
@@ -100,6 +101,8 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
       counter("onceonly.queue.sends", "queue", e.queue(), "status", e.status()).increment();
     } else if (event instanceof OnceOnlyEvent.MessagesClaimed e) {
       summary("onceonly.queue.claim.batch", "queue", e.queue()).record(e.count());
+    } else if (event instanceof OnceOnlyEvent.ScheduleFired e) {
+      counter("onceonly.schedules.fired", "schedule", e.schedule(), "queue", e.queue()).increment();
     } else if (event instanceof OnceOnlyEvent.MessageSettled e) {
       counter("onceonly.queue.settlements", "queue", e.queue(), "result", e.result()).increment();
     } else if (event instanceof OnceOnlyEvent.JobHandled e) {

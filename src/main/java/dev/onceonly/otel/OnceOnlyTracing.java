@@ -1,10 +1,15 @@
 package dev.onceonly.otel;
 
 import dev.onceonly.Effect;
+import dev.onceonly.Intent;
 import dev.onceonly.IntentKey;
+import dev.onceonly.IntentPublisher;
 import dev.onceonly.Outcome;
 import dev.onceonly.ReceiptStore;
+import dev.onceonly.Reconciler;
 import dev.onceonly.TraceContext;
+import dev.onceonly.events.OnceOnlyEvent;
+import dev.onceonly.events.OnceOnlyListener;
 import dev.onceonly.external.ClaimOutcome;
 import dev.onceonly.external.ExternalEffects;
 import dev.onceonly.queue.Delivery;
@@ -12,6 +17,9 @@ import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.SendResult;
+import dev.onceonly.redis.RedisStream;
+import dev.onceonly.redis.RedisWorker;
+import dev.onceonly.redis.StreamMessage;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -25,6 +33,7 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,10 +54,12 @@ import java.util.Objects;
  * trace linked to the span that sent the message (a link rather than a parent: the delivery may be
  * the second of several, hours later, and belongs to its own trace); the handler's own spans are
  * its children. {@link #send}, {@link #execute} and {@link #claim} open spans around those calls
- * with their outcome as an attribute. Attributes: {@code messaging.system} ({@code onceonly}),
- * {@code messaging.destination.name}, {@code messaging.operation.type}, {@code onceonly.attempt},
- * {@code onceonly.operation}, {@code onceonly.outcome}; never a key, a scope or a payload.
- * Thread-safe.
+ * with their outcome as an attribute. {@link #publisher} traces a reconciler's publications, linked
+ * to the requests that registered the intents; {@link #streamEffect} a Redis worker's effects,
+ * linked to the producing requests; {@link #listener()} turns the queue's claim and settle events
+ * into spans. Attributes: {@code messaging.system} ({@code onceonly}), {@code
+ * messaging.destination.name}, {@code messaging.operation.type}, {@code onceonly.attempt}, {@code
+ * onceonly.operation}, {@code onceonly.outcome}; never a key, a scope or a payload. Thread-safe.
  */
 // OpenTelemetry's types are the application's: nothing to re-export.
 @SuppressWarnings("exports")
@@ -65,6 +76,8 @@ public final class OnceOnlyTracing implements TraceContext {
   private static final AttributeKey<String> OPERATION =
       AttributeKey.stringKey("onceonly.operation");
   private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("onceonly.outcome");
+  private static final AttributeKey<Long> BATCH_COUNT =
+      AttributeKey.longKey("messaging.batch.message_count");
 
   private static final TextMapGetter<String> TRACEPARENT =
       new TextMapGetter<>() {
@@ -275,6 +288,145 @@ public final class OnceOnlyTracing implements TraceContext {
       scope.close();
       span.end();
     }
+  }
+
+  /**
+   * Wraps an intent publisher (the {@link Reconciler}'s) so that each intent is published in a
+   * {@code PRODUCER} span named {@code "onceonly publish <operation>"}, a child of the current span
+   * and linked to the request that registered the intent when its traceparent was recorded ({@link
+   * Intent#traceparent()}); what the publisher answered ({@code published}, {@code already_queued},
+   * {@code conflict}, {@code dead_lettered}) is {@code onceonly.outcome}. A message the publisher
+   * sends on the SQL queue records this span's traceparent, so its handler's span links here.
+   *
+   * @param publisher the publisher
+   * @return the traced publisher
+   */
+  public IntentPublisher publisher(IntentPublisher publisher) {
+    Objects.requireNonNull(publisher, "publisher");
+    return intent -> {
+      SpanBuilder b =
+          tracer
+              .spanBuilder("onceonly publish " + intent.operation())
+              .setSpanKind(SpanKind.PRODUCER)
+              .setAttribute(SYSTEM, "onceonly")
+              .setAttribute(OPERATION_TYPE, "send")
+              .setAttribute(OPERATION, intent.operation());
+      SpanContext registrar = spanContext(intent.traceparent());
+      if (registrar.isValid()) {
+        b.addLink(registrar);
+      }
+      Span span = b.startSpan();
+      Scope scope = span.makeCurrent();
+      try {
+        IntentPublisher.Publication publication = publisher.publish(intent);
+        span.setAttribute(OUTCOME, publication.name().toLowerCase(Locale.ROOT));
+        return publication;
+      } catch (RuntimeException | Error e) {
+        span.recordException(e);
+        span.setStatus(StatusCode.ERROR);
+        throw e;
+      } finally {
+        scope.close();
+        span.end();
+      }
+    };
+  }
+
+  /**
+   * Wraps the effect of a {@link RedisWorker} so that it runs in a {@code CONSUMER} span named
+   * {@code "<stream> process"}, linked to the request that registered the entry's intent when the
+   * entry carries its traceparent ({@link StreamMessage#traceparent()}: the {@link
+   * dev.onceonly.redis.RedisProducer} of a store whose trace context is this tracing writes it).
+   * The effect runs only for an entry whose receipt is new, inside the receipt step's transaction;
+   * an entry answered from its receipt opens no span. An effect that throws marks the span as an
+   * error.
+   *
+   * @param stream the stream the worker reads
+   * @param effect the effect
+   * @param <T> the effect's result type
+   * @return the traced effect
+   */
+  public <T> RedisWorker.StreamEffect<T> streamEffect(
+      RedisStream stream, RedisWorker.StreamEffect<T> effect) {
+    String name = Objects.requireNonNull(stream, "stream").name();
+    Objects.requireNonNull(effect, "effect");
+    return (transaction, message) -> {
+      SpanBuilder b =
+          tracer
+              .spanBuilder(name + " process")
+              .setSpanKind(SpanKind.CONSUMER)
+              .setNoParent()
+              .setAttribute(SYSTEM, "onceonly")
+              .setAttribute(DESTINATION, name)
+              .setAttribute(OPERATION_TYPE, "process")
+              .setAttribute(OPERATION, message.operation());
+      SpanContext sender = spanContext(message.traceparent());
+      if (sender.isValid()) {
+        b.addLink(sender);
+      }
+      Span span = b.startSpan();
+      Scope scope = span.makeCurrent();
+      try {
+        return effect.apply(transaction, message);
+      } catch (Exception | Error e) {
+        span.recordException(e);
+        span.setStatus(StatusCode.ERROR);
+        throw e;
+      } finally {
+        scope.close();
+        span.end();
+      }
+    };
+  }
+
+  /**
+   * Returns a listener that records the SQL queue's claims and settlements as spans: each {@link
+   * OnceOnlyEvent.MessagesClaimed} as a {@code CLIENT} span named {@code "<queue> receive"} ({@code
+   * messaging.operation.type=receive}, {@code messaging.batch.message_count}), each {@link
+   * OnceOnlyEvent.MessageSettled} as a {@code CLIENT} span named {@code "<queue> settle"} ({@code
+   * messaging.operation.type=settle}, {@code onceonly.outcome} the result, {@code onceonly.attempt}
+   * for a retry or a dead letter). Register it with {@code OnceOnly.Builder#listener}.
+   *
+   * <p>Listeners run on the events thread after the work: each span is given the start and end the
+   * event measured ({@code at - duration} to {@code at}), so it sits where the transaction ran, not
+   * where the listener got to it; it has no parent (the worker's poll has no trace of its own). A
+   * settlement that found the lease lost or whose work failed has an error status.
+   *
+   * @return the listener
+   */
+  public OnceOnlyListener listener() {
+    return event -> {
+      if (event instanceof OnceOnlyEvent.MessagesClaimed c) {
+        timed(c.queue() + " receive", c.queue(), "receive", c.at(), c.duration())
+            .setAttribute(BATCH_COUNT, (long) c.count())
+            .startSpan()
+            .end(c.at());
+      } else if (event instanceof OnceOnlyEvent.MessageSettled m) {
+        SpanBuilder b =
+            timed(m.queue() + " settle", m.queue(), "settle", m.at(), m.duration())
+                .setAttribute(OUTCOME, m.result());
+        if (m.attempts() > 0) {
+          b.setAttribute(ATTEMPT, (long) m.attempts());
+        }
+        Span span = b.startSpan();
+        if (m.result().equals("lease_lost") || m.result().equals("work_failed")) {
+          span.setStatus(StatusCode.ERROR, m.result());
+        }
+        span.end(m.at());
+      }
+    };
+  }
+
+  private SpanBuilder timed(
+      String name, String queue, String operationType, Instant at, Duration duration) {
+    return tracer
+        .spanBuilder(name)
+        .setSpanKind(SpanKind.CLIENT)
+        .setNoParent()
+        .setStartTimestamp(at.minus(duration))
+        .setAttribute(SYSTEM, "onceonly")
+        .setAttribute(DESTINATION, queue)
+        .setAttribute(OPERATION_TYPE, operationType);
   }
 
   private Span internal(String name, String operation) {

@@ -24,7 +24,11 @@ import java.util.Set;
 public final class MessageDecoder {
   private static final Set<String> FIELDS =
       Set.of(
-          StreamMessage.SCOPE, StreamMessage.KEY, StreamMessage.OPERATION, StreamMessage.ARGUMENTS);
+          StreamMessage.SCOPE,
+          StreamMessage.KEY,
+          StreamMessage.OPERATION,
+          StreamMessage.ARGUMENTS,
+          StreamMessage.TRACEPARENT);
 
   /** Room for the scope, key, operation and field names beside the arguments. */
   private static final int ENVELOPE_BYTES = 4096;
@@ -92,7 +96,13 @@ public final class MessageDecoder {
     return new StreamMessage(
         IntentKey.of(required(fields, StreamMessage.SCOPE), required(fields, StreamMessage.KEY)),
         required(fields, StreamMessage.OPERATION),
-        arguments(required(fields, StreamMessage.ARGUMENTS)));
+        arguments(required(fields, StreamMessage.ARGUMENTS)),
+        traceparent(fields.get(StreamMessage.TRACEPARENT)));
+  }
+
+  /** A traceparent that is not one is dropped: tracing never refuses a message. */
+  private static String traceparent(String value) {
+    return value != null && StreamMessage.TRACEPARENT_VALUE.matcher(value).matches() ? value : null;
   }
 
   private JsonNode arguments(String json) {

@@ -315,8 +315,10 @@ public final class RedisWorker<T> implements AutoCloseable {
     Events events = once.events();
     long started = events.enabled() ? System.nanoTime() : 0;
     boolean failed = true;
+    String traceparent = null;
     try {
       StreamMessage message = decoder.decode(entry.fields());
+      traceparent = message.traceparent();
       outcome = apply(message);
       refusal = outcome == null ? "no registered intent for " + message.key() : refusal(outcome);
       failed = false;
@@ -336,7 +338,7 @@ public final class RedisWorker<T> implements AutoCloseable {
                 (int) Math.min(Integer.MAX_VALUE, deliveries),
                 Duration.ofNanos(System.nanoTime() - started),
                 failed,
-                null));
+                traceparent));
       }
     }
     failing = false;

@@ -76,13 +76,17 @@ public class OnceOnlyAutoConfiguration {
    * @param beans where the handler beans are found
    * @param once the store
    * @param properties the {@code onceonly.*} properties
+   * @param decorators what wraps each handler, in order (the tracing's, for one)
    * @return the workers' lifecycle
    */
   @Bean
   @ConditionalOnMissingBean
   public OnceOnlyWorkers onceOnlyWorkers(
-      ListableBeanFactory beans, OnceOnly once, OnceOnlyProperties properties) {
-    return new OnceOnlyWorkers(beans, once, properties);
+      ListableBeanFactory beans,
+      OnceOnly once,
+      OnceOnlyProperties properties,
+      ObjectProvider<OnceOnlyHandlerDecorator> decorators) {
+    return new OnceOnlyWorkers(beans, once, properties, decorators.orderedStream().toList());
   }
 
   /**

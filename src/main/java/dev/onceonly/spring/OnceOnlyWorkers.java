@@ -29,6 +29,7 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
   private final ListableBeanFactory beans;
   private final OnceOnly once;
   private final OnceOnlyProperties properties;
+  private final List<OnceOnlyHandlerDecorator> decorators;
   private final Map<String, Worker> running = Collections.synchronizedMap(new LinkedHashMap<>());
   private volatile boolean started;
 
@@ -40,9 +41,27 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
    * @param properties the defaults of lease, shutdown timeout, retry policy and phase
    */
   public OnceOnlyWorkers(ListableBeanFactory beans, OnceOnly once, OnceOnlyProperties properties) {
+    this(beans, once, properties, List.of());
+  }
+
+  /**
+   * Creates the workers' lifecycle whose handlers are wrapped by {@code decorators}, the first
+   * innermost; nothing runs before {@link #start()}.
+   *
+   * @param beans where the handler beans are found
+   * @param once the store whose queue the workers claim from
+   * @param properties the defaults of lease, shutdown timeout, retry policy and phase
+   * @param decorators what wraps each handler, in order
+   */
+  public OnceOnlyWorkers(
+      ListableBeanFactory beans,
+      OnceOnly once,
+      OnceOnlyProperties properties,
+      List<OnceOnlyHandlerDecorator> decorators) {
     this.beans = Objects.requireNonNull(beans, "beans");
     this.once = Objects.requireNonNull(once, "once");
     this.properties = Objects.requireNonNull(properties, "properties");
+    this.decorators = List.copyOf(decorators);
   }
 
   /**
@@ -75,8 +94,12 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
       throw new IllegalStateException(
           "bean '" + name + "' is annotated @OnceOnlyHandler but is no " + Handler.class.getName());
     }
+    Handler decorated = handler;
+    for (OnceOnlyHandlerDecorator d : decorators) {
+      decorated = Objects.requireNonNull(d.decorate(spec.queue(), decorated), "decorated handler");
+    }
     try {
-      return Worker.builder(queue, spec.queue(), handler)
+      return Worker.builder(queue, spec.queue(), decorated)
           .threads(spec.threads())
           .lease(duration(spec.lease(), properties.workers().lease()))
           .shutdownTimeout(duration(spec.shutdownTimeout(), properties.workers().shutdownTimeout()))

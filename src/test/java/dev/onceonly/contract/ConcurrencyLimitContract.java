@@ -100,14 +100,28 @@ public class ConcurrencyLimitContract extends QueueContractSupport {
    */
   @Test
   void aWorkerWaitingOnAFullLimitWakesWhenItsInstanceFreesRoom() throws Exception {
+    drainsAtTheLimitsPace(
+        job -> job.completeWith(tx -> recordEffect(once, tx, job.delivery().key(), "w")));
+  }
+
+  /** The same when the acknowledgements are committed in batches ({@code completeLater}). */
+  @Test
+  void aWorkerCompletingLaterWakesWhenItsInstanceFreesRoom() throws Exception {
+    drainsAtTheLimitsPace(
+        job -> job.completeLater(tx -> recordEffect(once, tx, job.delivery().key(), "w")));
+  }
+
+  /**
+   * A worker whose claims found the limit full waits at its idle backoff (30 s here); when a job of
+   * its own instance settles, the instance wakes it, so the backlog drains at the limit's pace
+   * instead of one backoff per free room.
+   */
+  private void drainsAtTheLimitsPace(dev.onceonly.queue.Handler handler) throws Exception {
     for (int i = 0; i < 8; i++) {
       once.queue().send(Q, "e-" + i, i).orThrow();
     }
     try (Worker w =
-        Worker.builder(
-                once.queue(),
-                Q,
-                job -> job.completeWith(tx -> recordEffect(once, tx, job.delivery().key(), "w")))
+        Worker.builder(once.queue(), Q, handler)
             .threads(4)
             .idleBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30))
             .build()

@@ -57,6 +57,37 @@ public class ListenerContract extends ContractSupport {
   }
 
   @Test
+  void aScheduleSlotFiredIsPublishedOnceAfterTheClaimThatSentItsRun() {
+    start(b -> b.listener(heard::add));
+    OnceOnly other = track(open(clock, b -> b.listener(heard::add)));
+    once.schedules()
+        .register(
+            "tick",
+            "ticks",
+            dev.onceonly.queue.ScheduleSpec.fixedRate(Duration.ofMinutes(1)),
+            Map.of("n", 1));
+    clock.advance(Duration.ofMinutes(2));
+    List<dev.onceonly.queue.Delivery> runs =
+        once.queue().receive("ticks", 10, Duration.ofMinutes(5));
+    assertThat(other.queue().receive("ticks", 10, Duration.ofMinutes(5))).isEmpty();
+    assertThat(once.events().drain(Duration.ofSeconds(10))).isTrue();
+    assertThat(other.events().drain(Duration.ofSeconds(10))).isTrue();
+
+    List<OnceOnlyEvent.ScheduleFired> fired = of(OnceOnlyEvent.ScheduleFired.class);
+    assertThat(fired).isNotEmpty().allMatch(f -> f.schedule().equals("tick"));
+    assertThat(fired).allMatch(f -> f.queue().equals("ticks"));
+    assertThat(runs)
+        .extracting(dev.onceonly.queue.Delivery::key)
+        .containsExactlyElementsOf(
+            fired.stream()
+                .map(f -> dev.onceonly.queue.Schedule.runKey(f.schedule(), f.slot()))
+                .toList());
+    reopen();
+    assertThat(count("SELECT COUNT(*) FROM onceonly_messages WHERE queue = 'ticks'"))
+        .isEqualTo(fired.size());
+  }
+
+  @Test
   void scopesArePublishedOnlyWhenAskedFor() {
     start(b -> b.listener(heard::add).listenerSeesScopes(true));
     ScriptedRun.run(once);

@@ -37,7 +37,19 @@ public class MigrationContract extends ContractSupport {
           "V7__unique_keys.sql",
           "V8__message_traceparent.sql",
           "V9__leased.sql",
-          "V10__partitions.sql");
+          "V10__partitions.sql",
+          "V11__trace_context.sql");
+
+  /** The version a migration's name gives ({@code V<n>__}). */
+  static int version(String script) {
+    return Integer.parseInt(script.substring(1, script.indexOf("__")));
+  }
+
+  /** The newest version. */
+  static final int LATEST = version(MIGRATIONS.get(MIGRATIONS.size() - 1));
+
+  /** The version before the newest. */
+  static final int PREVIOUS = version(MIGRATIONS.get(MIGRATIONS.size() - 2));
 
   /** Every table the migrations create, without prefix, in alphabetical order. */
   static final List<String> TABLES =
@@ -60,9 +72,7 @@ public class MigrationContract extends ContractSupport {
   }
 
   static List<String> versions() {
-    return java.util.stream.IntStream.rangeClosed(1, MIGRATIONS.size())
-        .mapToObj(Integer::toString)
-        .toList();
+    return MIGRATIONS.stream().map(m -> Integer.toString(version(m))).toList();
   }
 
   @Test
@@ -203,7 +213,7 @@ public class MigrationContract extends ContractSupport {
             SchemaVersionException.class,
             e -> {
               assertThat(e.found()).isZero();
-              assertThat(e.required()).isEqualTo(MIGRATIONS.size());
+              assertThat(e.required()).isEqualTo(LATEST);
             })
         .hasMessageContaining("no OnceOnly schema with prefix onceonly_")
         .hasMessageContaining("migrations are off")
@@ -223,13 +233,9 @@ public class MigrationContract extends ContractSupport {
 
     assertThatThrownBy(() -> open(clock, b -> b.migrations(OnceOnly.Migrations.VALIDATE)))
         .isInstanceOfSatisfying(
-            SchemaVersionException.class,
-            e -> assertThat(e.found()).isEqualTo(MIGRATIONS.size() - 1))
+            SchemaVersionException.class, e -> assertThat(e.found()).isEqualTo(PREVIOUS))
         .hasMessageContaining(
-            "the database schema is version "
-                + (MIGRATIONS.size() - 1)
-                + ", older than this library's "
-                + MIGRATIONS.size())
+            "the database schema is version " + PREVIOUS + ", older than this library's " + LATEST)
         .hasMessageContaining("apply " + MIGRATIONS.get(MIGRATIONS.size() - 1) + " from");
     assertThat(snapshot()).isEqualTo(before);
 
@@ -285,15 +291,19 @@ public class MigrationContract extends ContractSupport {
         "ALTER TABLE onceonly_messages DROP COLUMN traceparent",
         "ALTER TABLE onceonly_messages DROP COLUMN leased",
         "ALTER TABLE onceonly_messages DROP COLUMN partition_key",
-        "ALTER TABLE onceonly_dead_letters DROP COLUMN partition_key");
+        "ALTER TABLE onceonly_dead_letters DROP COLUMN partition_key",
+        "ALTER TABLE onceonly_dead_letters DROP COLUMN traceparent",
+        "ALTER TABLE onceonly_intents DROP COLUMN traceparent");
   }
 
-  /** Makes the database what the version before this library's left: without its row and column. */
+  /**
+   * Makes the database what the version before this library's left: without its row and columns.
+   */
   private void asOneVersionOlder() {
     exec(
-        "DELETE FROM onceonly_schema_version WHERE version = 10",
-        "ALTER TABLE onceonly_messages DROP COLUMN partition_key",
-        "ALTER TABLE onceonly_dead_letters DROP COLUMN partition_key");
+        "DELETE FROM onceonly_schema_version WHERE version = " + LATEST,
+        "ALTER TABLE onceonly_dead_letters DROP COLUMN traceparent",
+        "ALTER TABLE onceonly_intents DROP COLUMN traceparent");
   }
 
   @Test

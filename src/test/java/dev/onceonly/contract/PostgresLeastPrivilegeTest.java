@@ -73,9 +73,7 @@ class PostgresLeastPrivilegeTest {
 
   @Test
   void withMigrationsValidateAnOlderSchemaIsRefusedWithoutTryingToCreate() throws SQLException {
-    exec(
-        "DELETE FROM app.onceonly_schema_version WHERE version = "
-            + MigrationContract.MIGRATIONS.size());
+    exec("DELETE FROM app.onceonly_schema_version WHERE version = " + MigrationContract.LATEST);
     assertThatThrownBy(
             () ->
                 OnceOnly.builder()
@@ -88,9 +86,7 @@ class PostgresLeastPrivilegeTest {
 
   @Test
   void applyingAnOlderSchemaWithoutTheCreateRightIsAStoreError() throws SQLException {
-    exec(
-        "DELETE FROM app.onceonly_schema_version WHERE version = "
-            + MigrationContract.MIGRATIONS.size());
+    exec("DELETE FROM app.onceonly_schema_version WHERE version = " + MigrationContract.LATEST);
     assertThatThrownBy(() -> OnceOnly.builder().dataSource(application).build())
         .isInstanceOf(StoreException.class)
         .hasMessageContaining("permission denied");

@@ -72,6 +72,32 @@ class MetricsContract extends ContractSupport {
   }
 
   @Test
+  void aFiredScheduleSlotIsCountedByScheduleAndQueue() {
+    OnceOnlyMetrics metrics = OnceOnlyMetrics.of(registry);
+    start(b -> b.listener(metrics));
+    once.schedules()
+        .register(
+            "tick",
+            "ticks",
+            dev.onceonly.queue.ScheduleSpec.fixedRate(Duration.ofMinutes(1)),
+            Map.of("n", 1));
+    clock.advance(Duration.ofMinutes(1));
+    int runs = once.queue().receive("ticks", 10, Duration.ofMinutes(5)).size();
+    assertThat(once.events().drain(Duration.ofSeconds(10))).isTrue();
+    assertThat(runs).isPositive();
+    assertThat(
+            registry
+                .get("onceonly.schedules.fired")
+                .tags("schedule", "tick", "queue", "ticks")
+                .counter()
+                .count())
+        .isEqualTo(runs);
+    reopen();
+    assertThat(count("SELECT COUNT(*) FROM onceonly_messages WHERE queue = 'ticks'"))
+        .isEqualTo(runs);
+  }
+
+  @Test
   void theGaugesFollowTheRowsOfAReopenedStore() {
     start();
     ScriptedRun.run(once);

@@ -44,6 +44,51 @@ class MessageDecoderTest {
   }
 
   @Test
+  void aTraceparentTravelsAsAFieldAndOneThatIsNotIsDroppedNotRefused() {
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    StreamMessage traced =
+        new StreamMessage(
+            IntentKey.of("u-1", "op-1"),
+            "make_report",
+            new ObjectMapper().createObjectNode(),
+            traceparent);
+    assertThat(traced.fields(Canonicalizer.defaults())).containsEntry("traceparent", traceparent);
+    assertThat(DECODER.decode(pairs(traced.fields(Canonicalizer.defaults()))).traceparent())
+        .isEqualTo(traceparent);
+    assertThat(
+            new StreamMessage(
+                    IntentKey.of("u-1", "op-1"),
+                    "make_report",
+                    new ObjectMapper().createObjectNode())
+                .fields(Canonicalizer.defaults()))
+        .doesNotContainKey("traceparent");
+    StreamMessage odd =
+        DECODER.decode(
+            pairs(
+                Map.of(
+                    "scope",
+                    "a",
+                    "key",
+                    "b",
+                    "operation",
+                    "c",
+                    "arguments",
+                    "{}",
+                    "traceparent",
+                    "'); DROP TABLE x; --")));
+    assertThat(odd.traceparent()).isNull();
+    assertThatThrownBy(
+            () ->
+                new StreamMessage(
+                    IntentKey.of("u-1", "op-1"),
+                    "make_report",
+                    new ObjectMapper().createObjectNode(),
+                    "not a traceparent"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("traceparent must be a W3C traceparent");
+  }
+
+  @Test
   void namesWhatIsWrong() {
     assertProblem(List.of(HostileEntries.utf8("scope")), Problem.NOT_PAIRED);
     assertProblem(pairs(Map.of("scope", "a", "key", "b", "operation", "c")), Problem.MISSING_FIELD);

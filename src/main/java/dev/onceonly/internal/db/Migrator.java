@@ -26,7 +26,11 @@ import java.util.function.IntConsumer;
  * then sees the version the first one recorded.
  */
 public final class Migrator {
-  /** The migrations this library ships, in order; index + 1 is the version. */
+  /**
+   * The migrations this library ships, in ascending order; each one's version is the number its
+   * name starts with ({@code V<n>__}), so a version another branch of the schema holds may be
+   * missing from the list (the numbers need not be contiguous, only increasing).
+   */
   static final List<String> SCRIPTS =
       List.of(
           "V1__receipt_core.sql",
@@ -38,7 +42,20 @@ public final class Migrator {
           "V7__unique_keys.sql",
           "V8__message_traceparent.sql",
           "V9__leased.sql",
-          "V10__partitions.sql");
+          "V10__partitions.sql",
+          "V11__trace_context.sql");
+
+  private static final java.util.regex.Pattern VERSIONED =
+      java.util.regex.Pattern.compile("V([1-9][0-9]*)__[a-z0-9_]+\\.sql");
+
+  /** The version a script's name gives. */
+  static int version(String script) {
+    java.util.regex.Matcher m = VERSIONED.matcher(script);
+    if (!m.matches()) {
+      throw new IllegalStateException("migration " + script + " is not named V<n>__<name>.sql");
+    }
+    return Integer.parseInt(m.group(1));
+  }
 
   /** The advisory lock space of migrations (an arbitrary constant: "OnceMigr" folded). */
   private static final int MIGRATION_LOCK_SPACE = 0x4f6e4d67;
@@ -62,7 +79,12 @@ public final class Migrator {
 
   /** Returns the newest schema version this library knows. */
   public static int latestVersion() {
-    return SCRIPTS.size();
+    return version(SCRIPTS.get(SCRIPTS.size() - 1));
+  }
+
+  /** The first script whose version is at least {@code version}. */
+  private static String scriptFrom(int version) {
+    return SCRIPTS.stream().filter(s -> version(s) >= version).findFirst().orElseThrow();
   }
 
   /**
@@ -137,9 +159,9 @@ public final class Migrator {
 
   private String howToMigrate(int from) {
     String scripts =
-        from == latestVersion()
-            ? SCRIPTS.get(from - 1)
-            : SCRIPTS.get(from - 1) + " to " + SCRIPTS.get(latestVersion() - 1);
+        version(scriptFrom(from)) == latestVersion()
+            ? scriptFrom(from)
+            : scriptFrom(from) + " to " + SCRIPTS.get(SCRIPTS.size() - 1);
     return "apply "
         + scripts
         + " from dev/onceonly/sql/"
@@ -186,8 +208,11 @@ public final class Migrator {
     if (found > latestVersion()) {
       throw newer(found);
     }
-    for (int v = found + 1; v <= latestVersion(); v++) {
-      String script = SCRIPTS.get(v - 1);
+    for (String script : SCRIPTS) {
+      int v = version(script);
+      if (v <= found) {
+        continue;
+      }
       for (String statement : statements(script)) {
         if (!addsExistingColumn(c, statement)) {
           execute(c, statement);

@@ -90,15 +90,16 @@ final class QueueStatements {
         "INSERT INTO "
             + p
             + "dead_letters (queue, message_key, fingerprint, payload, payload_ref, attempts,"
-            + " last_error, created_at, dead_at, priority, partition_key) SELECT queue, message_key,"
-            + " fingerprint, payload, payload_ref, ?, ?, created_at, ?, priority, partition_key FROM "
+            + " last_error, created_at, dead_at, priority, partition_key, traceparent) SELECT"
+            + " queue, message_key, fingerprint, payload, payload_ref, ?, ?, created_at, ?,"
+            + " priority, partition_key, traceparent FROM "
             + m
             + " WHERE id = ? AND fence = ? ON CONFLICT (queue, message_key) DO UPDATE SET"
             + " fingerprint = excluded.fingerprint, payload = excluded.payload,"
             + " payload_ref = excluded.payload_ref, attempts = excluded.attempts,"
             + " last_error = excluded.last_error, created_at = excluded.created_at,"
             + " dead_at = excluded.dead_at, priority = excluded.priority,"
-            + " partition_key = excluded.partition_key";
+            + " partition_key = excluded.partition_key, traceparent = excluded.traceparent";
     deleteMessage = "DELETE FROM " + m + " WHERE id = ? AND fence = ?";
     withdraw = "DELETE FROM " + m + " WHERE queue = ? AND message_key = ? RETURNING payload_ref";
     dropReplacedDeadPayload =
@@ -134,8 +135,8 @@ final class QueueStatements {
         "INSERT INTO "
             + m
             + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
-            + " priority, partition_key) SELECT queue, message_key, fingerprint, payload,"
-            + " payload_ref, ?, created_at, priority, partition_key FROM "
+            + " priority, partition_key, traceparent) SELECT queue, message_key, fingerprint,"
+            + " payload, payload_ref, ?, created_at, priority, partition_key, traceparent FROM "
             + p
             + "dead_letters WHERE queue = ? AND message_key = ?"
             + " ON CONFLICT (queue, message_key) DO NOTHING";

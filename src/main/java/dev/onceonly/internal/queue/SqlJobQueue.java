@@ -176,36 +176,8 @@ public final class SqlJobQueue implements JobQueue {
         message,
         new String(canonical, StandardCharsets.UTF_8),
         Fingerprints.of(message.queue(), canonical),
-        traceparent());
+        core.traceparent());
   }
-
-  /**
-   * Reads the sending thread's trace context, before the transaction. A value that is not a W3C
-   * traceparent of printable ASCII within {@link dev.onceonly.TraceContext#MAX_CHARS} is not
-   * stored, and a supplier that throws is logged once: tracing never fails a send.
-   */
-  private String traceparent() {
-    String value;
-    try {
-      value = core.traces().traceparent();
-    } catch (RuntimeException e) {
-      if (!TRACE_FAILURE_LOGGED.getAndSet(true)) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "the trace context supplier threw; messages are sent without a traceparent (logged"
-                + " once)",
-            e);
-      }
-      return null;
-    }
-    return value != null && TRACEPARENT.matcher(value).matches() ? value : null;
-  }
-
-  private static final Pattern TRACEPARENT =
-      Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}[\\x21-\\x7e]{0,60}");
-  private static final java.util.concurrent.atomic.AtomicBoolean TRACE_FAILURE_LOGGED =
-      new java.util.concurrent.atomic.AtomicBoolean();
-  private static final System.Logger LOG = System.getLogger(SqlJobQueue.class.getName());
 
   static void check(String field, String value, Pattern pattern) {
     if (value == null || !pattern.matcher(value).matches()) {
@@ -237,12 +209,19 @@ public final class SqlJobQueue implements JobQueue {
     return result;
   }
 
+  /** When a settlement started, for its event's duration; 0 when no one listens. */
+  private long started() {
+    return core.events().enabled() ? System.nanoTime() : 0;
+  }
+
   /**
-   * Publishes how a claimed message was settled, and returns the result. A settlement that ended a
-   * lease of a limited queue also wakes this instance's workers of the queue: their claims may have
-   * found the limit full, and they would otherwise wait out their idle backoff.
+   * Publishes how a claimed message was settled, and returns the result. Callers pass {@link
+   * #started()} before the expression that settles (arguments are evaluated left to right). A
+   * settlement that ended a lease of a limited queue also wakes this instance's workers of the
+   * queue: their claims may have found the limit full, and they would otherwise wait out their idle
+   * backoff.
    */
-  private QueueResult settled(String queue, QueueResult result) {
+  private QueueResult settled(String queue, long started, QueueResult result) {
     if (!(result instanceof QueueResult.LeaseLost || result instanceof QueueResult.WorkFailed)
         && (limits.containsKey(queue) || partitionLimits.containsKey(queue))) {
       signals.fire(queue);
@@ -270,15 +249,20 @@ public final class SqlJobQueue implements JobQueue {
     } else {
       return result; // renewed: not a settlement
     }
-    events.publish(new OnceOnlyEvent.MessageSettled(queue, kind, attempts));
+    events.publish(
+        new OnceOnlyEvent.MessageSettled(
+            queue,
+            kind,
+            attempts,
+            Duration.ofNanos(started == 0 ? 0 : System.nanoTime() - started),
+            Instant.now()));
     return result;
   }
 
-  private List<QueueResult> settledAll(List<Lease> leases, List<QueueResult> results) {
-    if (core.events().enabled()) {
-      for (int i = 0; i < results.size(); i++) {
-        settled(leases.get(i).queue(), results.get(i));
-      }
+  private List<QueueResult> settledAll(
+      List<Lease> leases, long started, List<QueueResult> results) {
+    for (int i = 0; i < results.size(); i++) {
+      settled(leases.get(i).queue(), started, results.get(i));
     }
     return results;
   }
@@ -460,29 +444,47 @@ public final class SqlJobQueue implements JobQueue {
     Bounds.positive(lease, "lease");
     long started = core.events().enabled() ? System.nanoTime() : 0;
     List<Integer> exhausted = new ArrayList<>();
-    List<Delivery> claimed = core.database().write(c -> claim(c, queue, max, lease, exhausted));
+    List<OnceOnlyEvent.ScheduleFired> fired = new ArrayList<>();
+    List<Delivery> claimed =
+        core.database().write(c -> claim(c, queue, max, lease, exhausted, fired));
+    schedules.publish(fired); // after the commit, as the rest
     if (started != 0) {
       // After the commit: what a rolled-back (or retried) claim did is never published.
       exhausted.forEach(
           attempts ->
               core.events()
-                  .publish(new OnceOnlyEvent.MessageSettled(queue, "dead_lettered", attempts)));
+                  .publish(
+                      new OnceOnlyEvent.MessageSettled(
+                          queue,
+                          "dead_lettered",
+                          attempts,
+                          Duration.ofNanos(System.nanoTime() - started),
+                          Instant.now())));
       if (!claimed.isEmpty()) {
         core.events()
             .publish(
                 new OnceOnlyEvent.MessagesClaimed(
-                    queue, claimed.size(), Duration.ofNanos(System.nanoTime() - started)));
+                    queue,
+                    claimed.size(),
+                    Duration.ofNanos(System.nanoTime() - started),
+                    Instant.now()));
       }
     }
     return claimed;
   }
 
   private List<Delivery> claim(
-      Connection c, String queue, int max, Duration lease, List<Integer> deadLettered)
+      Connection c,
+      String queue,
+      int max,
+      Duration lease,
+      List<Integer> deadLettered,
+      List<OnceOnlyEvent.ScheduleFired> fired)
       throws SQLException {
     deadLettered.clear(); // a transaction run again starts over
+    fired.clear();
     Instant now = core.clock().instant();
-    schedules.fireIfDue(c, queue, now);
+    schedules.fireIfDue(c, queue, now, fired);
     Integer limit = limits.get(queue);
     Integer perPartition = partitionLimits.get(queue);
     if (limit != null || perPartition != null) {
@@ -668,8 +670,11 @@ public final class SqlJobQueue implements JobQueue {
   public QueueResult renew(Lease lease, Duration extension) {
     Objects.requireNonNull(lease, "lease");
     Bounds.positive(extension, "extension");
+    long started = started();
     QueueResult renewed = renewIn(lease, extension);
-    return renewed instanceof QueueResult.LeaseLost ? settled(lease.queue(), renewed) : renewed;
+    return renewed instanceof QueueResult.LeaseLost
+        ? settled(lease.queue(), started, renewed)
+        : renewed;
   }
 
   private QueueResult renewIn(Lease lease, Duration extension) {
@@ -689,14 +694,15 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public QueueResult ack(Lease lease) {
     Objects.requireNonNull(lease, "lease");
-    return settled(lease.queue(), core.database().writeOrJoin(c -> ackIn(c, lease)));
+    return settled(lease.queue(), started(), core.database().writeOrJoin(c -> ackIn(c, lease)));
   }
 
   @Override
   public QueueResult ack(Connection transaction, Lease lease) {
     Objects.requireNonNull(transaction, "transaction");
     Objects.requireNonNull(lease, "lease");
-    return settled(lease.queue(), core.database().join(transaction, c -> ackIn(c, lease)));
+    return settled(
+        lease.queue(), started(), core.database().join(transaction, c -> ackIn(c, lease)));
   }
 
   /** Acknowledges inside an open transaction, for the worker's transactional steps. */
@@ -741,7 +747,8 @@ public final class SqlJobQueue implements JobQueue {
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(work, "work");
     try {
-      return settled(lease.queue(), core.database().writeOrJoin(c -> completeIn(c, lease, work)));
+      return settled(
+          lease.queue(), started(), core.database().writeOrJoin(c -> completeIn(c, lease, work)));
     } catch (WorkFailed e) {
       Throwable cause = e.getCause();
       for (Throwable s : e.getSuppressed()) {
@@ -787,6 +794,7 @@ public final class SqlJobQueue implements JobQueue {
       try {
         return settledAll(
             copy.stream().map(Completion::lease).toList(),
+            started(),
             core.database().write(c -> completeEach(c, copy, failed)));
       } catch (BatchWorkFailed f) {
         // The transaction rolled back; run the others again without the failed one.
@@ -842,6 +850,7 @@ public final class SqlJobQueue implements JobQueue {
     List<Lease> copy = List.copyOf(leases);
     return settledAll(
         copy,
+        started(),
         core.database()
             .writeOrJoin(
                 c -> {
@@ -857,6 +866,7 @@ public final class SqlJobQueue implements JobQueue {
   public QueueResult ackAndSend(Lease lease, List<Message> next) {
     Objects.requireNonNull(lease, "lease");
     List<Prepared> prepared = next.stream().map(this::prepare).toList();
+    long started = started();
     QueueResult result =
         core.database()
             .writeOrJoin(
@@ -885,7 +895,7 @@ public final class SqlJobQueue implements JobQueue {
           p ->
               sent(new SendResult(SendResult.Status.SENT, p.message().queue(), p.message().key())));
     }
-    return settled(lease.queue(), result);
+    return settled(lease.queue(), started, result);
   }
 
   @Override
@@ -925,6 +935,7 @@ public final class SqlJobQueue implements JobQueue {
     Bounds.instant(at, "at");
     return settled(
         lease.queue(),
+        started(),
         core.database()
             .write(
                 c ->
@@ -944,7 +955,9 @@ public final class SqlJobQueue implements JobQueue {
     Bounds.nonNegative(requiredWait, "requiredWait");
     String bounded = bound(error);
     return settled(
-        lease.queue(), core.database().write(c -> fail(c, lease, bounded, requiredWait)));
+        lease.queue(),
+        started(),
+        core.database().write(c -> fail(c, lease, bounded, requiredWait)));
   }
 
   private QueueResult fail(Connection c, Lease lease, String error, Duration wait)
@@ -985,6 +998,7 @@ public final class SqlJobQueue implements JobQueue {
     String bounded = bound(error);
     return settled(
         lease.queue(),
+        started(),
         core.database()
             .write(
                 c -> {

@@ -1,6 +1,7 @@
 package dev.onceonly.internal.queue;
 
 import dev.onceonly.InvalidRequestException;
+import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.internal.dialect.InstantColumns;
 import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.queue.Message;
@@ -317,8 +318,16 @@ final class SqlSchedules implements Schedules {
     List<SendResult> out = new ArrayList<>();
     // Each pass advances every due schedule it reads past now, so the next pass reads others;
     // bounded for schedules that cannot be fired and stay due.
+    List<OnceOnlyEvent.ScheduleFired> fired = new ArrayList<>();
     for (int pass = 0; pass < MAX_PASSES; pass++) {
-      List<SendResult> sent = core.database().write(c -> fire(c, null, core.clock().instant()));
+      List<SendResult> sent =
+          core.database()
+              .write(
+                  c -> {
+                    fired.clear(); // a transaction run again starts over
+                    return fire(c, null, core.clock().instant(), fired);
+                  });
+      publish(fired); // after the commit: a rolled-back pass fired nothing
       out.addAll(sent);
       if (sent.isEmpty()) {
         break;
@@ -331,9 +340,12 @@ final class SqlSchedules implements Schedules {
   /**
    * Fires the due schedules of {@code queueName} on {@code c}, inside a claim of that queue, when
    * they may be due: at once when this instance knows of a slot due or has just changed a schedule,
-   * otherwise at most once a second.
+   * otherwise at most once a second. Adds each run sent to {@code fired}, for the caller to publish
+   * once the claim committed.
    */
-  void fireIfDue(Connection c, String queueName, Instant now) throws SQLException {
+  void fireIfDue(
+      Connection c, String queueName, Instant now, List<OnceOnlyEvent.ScheduleFired> fired)
+      throws SQLException {
     Known k = known.get(queueName);
     long nanos = System.nanoTime();
     if (k != null
@@ -341,7 +353,7 @@ final class SqlSchedules implements Schedules {
         && nanos - k.checkedAtNanos() < RECHECK_NANOS) {
       return;
     }
-    fire(c, queueName, now);
+    fire(c, queueName, now, fired);
     known.put(queueName, next(c, queueName, nanos));
   }
 
@@ -361,7 +373,9 @@ final class SqlSchedules implements Schedules {
   }
 
   /** One pass: fixed delays whose run has left are released, then due slots are sent. */
-  private List<SendResult> fire(Connection c, String queueName, Instant now) throws SQLException {
+  private List<SendResult> fire(
+      Connection c, String queueName, Instant now, List<OnceOnlyEvent.ScheduleFired> fired)
+      throws SQLException {
     release(c, queueName, now);
     List<Stored> due;
     try (PreparedStatement ps = c.prepareStatement(queueName == null ? sql.due : sql.dueOfQueue)) {
@@ -375,12 +389,14 @@ final class SqlSchedules implements Schedules {
     }
     List<SendResult> out = new ArrayList<>();
     for (Stored s : due) {
-      out.addAll(fireOne(c, s, now));
+      out.addAll(fireOne(c, s, now, fired));
     }
     return out;
   }
 
-  private List<SendResult> fireOne(Connection c, Stored stored, Instant now) throws SQLException {
+  private List<SendResult> fireOne(
+      Connection c, Stored stored, Instant now, List<OnceOnlyEvent.ScheduleFired> fired)
+      throws SQLException {
     Schedule s = stored.schedule();
     Instant due = s.nextRun().orElseThrow();
     List<Instant> slots;
@@ -413,9 +429,20 @@ final class SqlSchedules implements Schedules {
     List<SendResult> sent = new ArrayList<>(slots.size());
     for (Instant slot : slots) {
       Message run = Message.of(s.queue(), Schedule.runKey(s.name(), slot), s.payload());
-      sent.add(queue.insertStored(c, run, s.payload().toString()));
+      SendResult result = queue.insertStored(c, run, s.payload().toString());
+      if (result.status() == SendResult.Status.SENT) {
+        fired.add(new OnceOnlyEvent.ScheduleFired(s.name(), s.queue(), slot));
+      }
+      sent.add(result);
     }
     return sent;
+  }
+
+  /** Publishes the runs a committed transaction sent. */
+  void publish(List<OnceOnlyEvent.ScheduleFired> fired) {
+    if (core.events().enabled()) {
+      fired.forEach(core.events()::publish);
+    }
   }
 
   /** Fixed delays whose last run has left the queue get their next run, {@code delay} from now. */

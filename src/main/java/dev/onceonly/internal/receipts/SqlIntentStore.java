@@ -29,7 +29,8 @@ public final class SqlIntentStore implements IntentStore {
   @Override
   public Registration register(IntentKey key, String operation, Object arguments) {
     RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
-    return core.database().writeOrJoin(c -> register(c, request));
+    String traceparent = core.traceparent();
+    return core.database().writeOrJoin(c -> register(c, request, traceparent));
   }
 
   @Override
@@ -37,10 +38,11 @@ public final class SqlIntentStore implements IntentStore {
       Connection transaction, IntentKey key, String operation, Object arguments) {
     Objects.requireNonNull(transaction, "transaction");
     RequestPreparer.Prepared request = core.requests().prepare(key, operation, arguments);
-    return core.database().join(transaction, c -> register(c, request));
+    String traceparent = core.traceparent();
+    return core.database().join(transaction, c -> register(c, request, traceparent));
   }
 
-  private Registration register(Connection c, RequestPreparer.Prepared request)
+  private Registration register(Connection c, RequestPreparer.Prepared request, String traceparent)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(core.statements().insertIntent)) {
       ps.setString(1, request.key().scope());
@@ -49,6 +51,7 @@ public final class SqlIntentStore implements IntentStore {
       ps.setString(4, request.fingerprint().toString());
       ps.setString(5, request.canonicalArguments());
       core.times().set(ps, 6, core.clock().millis());
+      ps.setString(7, traceparent);
       if (ps.executeUpdate() == 1) {
         return new Registration.Registered(request.key(), request.fingerprint());
       }
@@ -98,7 +101,8 @@ public final class SqlIntentStore implements IntentStore {
             rs.getString(1),
             Fingerprint.parse(rs.getString(2)),
             core.readTree(rs.getString(3)),
-            core.times().instant(rs, 4));
+            core.times().instant(rs, 4),
+            rs.getString(5));
       }
     }
   }
@@ -134,7 +138,8 @@ public final class SqlIntentStore implements IntentStore {
                   rs.getString(3),
                   Fingerprint.parse(rs.getString(4)),
                   core.readTree(rs.getString(5)),
-                  core.times().instant(rs, 6)));
+                  core.times().instant(rs, 6),
+                  rs.getString(7)));
         }
       }
       return out;

@@ -26,15 +26,15 @@ public final class Statements {
     insertIntent =
         "INSERT INTO "
             + p
-            + "intents (scope, intent_key, operation, fingerprint, arguments, created_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (scope, intent_key) DO NOTHING";
+            + "intents (scope, intent_key, operation, fingerprint, arguments, created_at,"
+            + " traceparent) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, intent_key) DO NOTHING";
     selectIntent =
-        "SELECT operation, fingerprint, arguments, created_at FROM "
+        "SELECT operation, fingerprint, arguments, created_at, traceparent FROM "
             + p
             + "intents WHERE scope = ? AND intent_key = ?";
     pendingIntents =
-        "SELECT i.scope, i.intent_key, i.operation, i.fingerprint, i.arguments, i.created_at"
-            + " FROM "
+        "SELECT i.scope, i.intent_key, i.operation, i.fingerprint, i.arguments, i.created_at,"
+            + " i.traceparent FROM "
             + p
             + "intents i WHERE (i.scope > ? OR (i.scope = ? AND i.intent_key > ?))"
             + " AND NOT EXISTS (SELECT 1 FROM "

@@ -13,6 +13,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 
 /**
  * What the stores of one OnceOnly instance share: the database, its statements, the request checks,
@@ -100,4 +102,34 @@ public record StoreContext(
       throw new UncheckedIOException("stored JSON cannot be read back", e);
     }
   }
+
+  /**
+   * Reads the calling thread's trace context, before the transaction that records it with a message
+   * or an intent. A value that is not a W3C traceparent of printable ASCII within {@link
+   * TraceContext#MAX_CHARS} is not stored, and a supplier that throws is logged once: tracing never
+   * fails a send or a registration.
+   *
+   * @return the traceparent to store, or null
+   */
+  public String traceparent() {
+    String value;
+    try {
+      value = traces.traceparent();
+    } catch (RuntimeException e) {
+      if (!TRACE_FAILURE_LOGGED.getAndSet(true)) {
+        System.getLogger(StoreContext.class.getName())
+            .log(
+                System.Logger.Level.WARNING,
+                "the trace context supplier threw; messages and intents are stored without a"
+                    + " traceparent (logged once)",
+                e);
+      }
+      return null;
+    }
+    return value != null && TRACEPARENT.matcher(value).matches() ? value : null;
+  }
+
+  private static final Pattern TRACEPARENT =
+      Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}[\\x21-\\x7e]{0,60}");
+  private static final AtomicBoolean TRACE_FAILURE_LOGGED = new AtomicBoolean();
 }
