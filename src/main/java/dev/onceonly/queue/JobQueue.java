@@ -143,8 +143,12 @@ public interface JobQueue {
 
   /**
    * Completes many jobs in one transaction, so that their acknowledgements and their work share one
-   * commit. Each completion runs as {@link #complete} would, in order: the fenced acknowledgement
-   * first, then its work only if that succeeded. A completion whose lease was lost changes nothing
+   * commit. Each completion runs as {@link #complete} would: its fenced acknowledgement first, then
+   * its work only if that succeeded. The acknowledgements of the batch come first, together (on
+   * PostgreSQL in one statement, so that a batch costs one round trip for them all), then the works
+   * in order; each acknowledged message stays locked until the commit, so a work runs with every
+   * acknowledgement of the batch held and every acknowledged message gone (its key free for the
+   * work's sends, as with {@link #complete}). A completion whose lease was lost changes nothing
    * ({@link QueueResult.LeaseLost}); one whose work throws is left out ({@link
    * QueueResult.WorkFailed}: neither its work nor its acknowledgement commits, and the message
    * stays leased) and the others commit together: the transaction is rolled back and run again
@@ -159,7 +163,7 @@ public interface JobQueue {
   List<QueueResult> completeAll(List<Completion> completions);
 
   /**
-   * Acknowledges a batch of messages in one transaction.
+   * Acknowledges a batch of messages in one transaction (on PostgreSQL in one statement).
    *
    * @param leases the leases
    * @return one result per lease, in order

@@ -841,6 +841,61 @@ public class JobQueueContract extends QueueContractSupport {
     assertThat(once.queue().ack(held.get("lost"))).isInstanceOf(QueueResult.Completed.class);
   }
 
+  /**
+   * A batch acknowledges its leases together (on PostgreSQL in one statement), and still each as
+   * its own: a lease listed twice is acknowledged once and its work runs once, a lost lease's work
+   * does not run, and the large bodies leave with the messages acknowledged while the lost one's
+   * stays with its new holder.
+   */
+  @Test
+  void completeAllAcknowledgesALeaseListedTwiceOnceAndTheLargeBodiesLeaveWithTheirMessages()
+      throws Exception {
+    JobQueue q = once.queue();
+    for (String key : List.of("big-1", "big-2", "lost")) {
+      q.sendLarge(null, Message.of(Q, key, Map.of("k", key)), new byte[] {1, 2, 3});
+    }
+    q.send(Q, "small", Map.of("k", "small"));
+    Lease stalled = null;
+    for (Delivery d : q.receive(Q, 4, LEASE)) {
+      if (d.key().equals("lost")) {
+        stalled = d.lease();
+      }
+    }
+    clock.advance(LEASE); // every lease runs out; "lost" is claimed again by someone else
+    Map<String, Lease> held = new java.util.HashMap<>();
+    for (Delivery d : q.receive(Q, 4, LEASE)) {
+      held.put(d.key(), d.lease());
+    }
+    List<QueueResult> results =
+        q.completeAll(
+            List.of(
+                new Completion(held.get("big-1"), tx -> insertEffect(tx, "big-1", "first")),
+                new Completion(stalled, tx -> insertEffect(tx, "lost", "stalled")),
+                new Completion(held.get("big-1"), tx -> insertEffect(tx, "big-1", "again")),
+                Completion.ack(held.get("big-2")),
+                new Completion(held.get("small"), tx -> insertEffect(tx, "small", "batch"))));
+
+    assertThat(results)
+        .containsExactly(
+            new QueueResult.Completed("big-1"),
+            new QueueResult.LeaseLost("lost", stalled.fence()),
+            new QueueResult.LeaseLost("big-1", held.get("big-1").fence()),
+            new QueueResult.Completed("big-2"),
+            new QueueResult.Completed("small"));
+    reopen();
+    assertThat(db.strings("SELECT holder FROM effects ORDER BY message_key"))
+        .containsExactly("first", "batch");
+    assertThat(db.strings("SELECT message_key FROM onceonly_messages")).containsExactly("lost");
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_payloads")).isEqualTo(1);
+    assertThat(once.queue().ackAll(List.of(held.get("lost"), held.get("small"))))
+        .containsExactly(
+            new QueueResult.Completed("lost"),
+            new QueueResult.LeaseLost("small", held.get("small").fence()));
+    reopen();
+    assertThat(messages(Q)).isZero();
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_payloads")).isZero();
+  }
+
   /** A receipts step joined to the completion's transaction: effect, receipt and ack at once. */
   @Test
   void completeJoinsAReceiptsStepAndASend() throws Exception {

@@ -127,6 +127,35 @@ final class PostgresDialect implements SqlDialect {
     t.set(ps, 5, now);
   }
 
+  /**
+   * One {@code DELETE} joined with the pairs unnested from two arrays, so a batch of
+   * acknowledgements costs one round trip instead of one per lease; each deleted row stays locked
+   * until the transaction ends, as with a {@code DELETE} per lease.
+   */
+  @Override
+  public Optional<String> ackMany(String m) {
+    return Optional.of(
+        "DELETE FROM "
+            + m
+            + " x USING unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) AS l(id, fence)"
+            + " WHERE x.id = l.id AND x.fence = l.fence RETURNING x.id, x.fence, x.payload_ref");
+  }
+
+  @Override
+  public void bindLeases(Connection c, PreparedStatement ps, long[] ids, long[] fences)
+      throws SQLException {
+    ps.setArray(1, c.createArrayOf("bigint", boxed(ids)));
+    ps.setArray(2, c.createArrayOf("bigint", boxed(fences)));
+  }
+
+  private static Long[] boxed(long[] values) {
+    Long[] out = new Long[values.length];
+    for (int i = 0; i < values.length; i++) {
+      out[i] = values[i];
+    }
+    return out;
+  }
+
   @Override
   public String decrementToZero(String expression) {
     return "GREATEST(" + expression + " - 1, 0)";

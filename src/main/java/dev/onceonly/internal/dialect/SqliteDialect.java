@@ -113,6 +113,17 @@ final class SqliteDialect implements SqlDialect {
     ps.setInt(5, max);
   }
 
+  /** None: a statement per lease is a call into the library, not a round trip. */
+  @Override
+  public Optional<String> ackMany(String m) {
+    return Optional.empty();
+  }
+
+  @Override
+  public void bindLeases(Connection c, PreparedStatement ps, long[] ids, long[] fences) {
+    throw new UnsupportedOperationException("SQLite acknowledges one lease per statement");
+  }
+
   @Override
   public String notIndexed(String column) {
     return "+" + column;

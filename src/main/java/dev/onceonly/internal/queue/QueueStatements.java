@@ -3,6 +3,7 @@ package dev.onceonly.internal.queue;
 import dev.onceonly.internal.db.StatementCache;
 import dev.onceonly.internal.dialect.SqlDialect;
 import java.lang.invoke.MethodHandles;
+import java.util.Optional;
 
 /** Every SQL statement of the job queue, built once for a table prefix. */
 final class QueueStatements {
@@ -15,6 +16,10 @@ final class QueueStatements {
   final String claimIds;
   final String partitionLeases;
   final String ack;
+
+  /** The acknowledgement of many leases in one statement, where the dialect has one. */
+  final Optional<String> ackMany;
+
   final String renew;
   final String reschedule;
   final String attempts;
@@ -68,6 +73,7 @@ final class QueueStatements {
             + " <= ? RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
             + " last_error, priority, traceparent";
     ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
+    ackMany = dialect.ackMany(m);
     renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
     reschedule =
         "UPDATE "

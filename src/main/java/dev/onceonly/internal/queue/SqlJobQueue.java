@@ -34,11 +34,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -774,7 +776,13 @@ public final class SqlJobQueue implements JobQueue {
     if (!(acked instanceof QueueResult.Completed)) {
       return acked; // nothing ran, nothing was changed
     }
-    EffectConnection lent = EffectConnection.lend(c); // the work cannot commit the ack away
+    runWork(c, work);
+    return acked;
+  }
+
+  /** Runs a completion's work on {@code c}, lent so that it cannot commit the acknowledgement. */
+  private static void runWork(Connection c, Effect<?, ?> work) {
+    EffectConnection lent = EffectConnection.lend(c);
     try {
       work.apply(lent);
       lent.check();
@@ -783,7 +791,6 @@ public final class SqlJobQueue implements JobQueue {
     } catch (Exception e) {
       throw new WorkFailed(e);
     }
-    return acked;
   }
 
   @Override
@@ -811,20 +818,75 @@ public final class SqlJobQueue implements JobQueue {
    */
   private List<QueueResult> completeEach(
       Connection c, List<Completion> completions, QueueResult[] failed) throws SQLException {
-    List<QueueResult> out = new ArrayList<>(completions.size());
+    List<Lease> leases = new ArrayList<>(completions.size());
     for (int i = 0; i < completions.size(); i++) {
+      if (failed[i] == null) {
+        leases.add(completions.get(i).lease());
+      }
+    }
+    List<QueueResult> acked = ackEach(c, leases);
+    List<QueueResult> out = new ArrayList<>(completions.size());
+    for (int i = 0, a = 0; i < completions.size(); i++) {
       Completion each = completions.get(i);
       if (failed[i] != null) {
         out.add(failed[i]);
-      } else if (each.work() == null) {
-        out.add(ackIn(c, each.lease()));
-      } else {
+        continue;
+      }
+      QueueResult ack = acked.get(a++);
+      if (each.work() != null && ack instanceof QueueResult.Completed) {
         try {
-          out.add(completeIn(c, each.lease(), each.work()));
+          runWork(c, each.work());
         } catch (RuntimeException e) { // the work's own failure, wrapped or unchecked
           throw new BatchWorkFailed(i, e instanceof WorkFailed w ? (Exception) w.getCause() : e);
         }
       }
+      out.add(ack);
+    }
+    return out;
+  }
+
+  /**
+   * Acknowledges {@code leases} inside an open transaction, each as {@link #ackIn} does: on
+   * PostgreSQL in one statement for all of them ({@link
+   * dev.onceonly.internal.dialect.SqlDialect#ackMany}), so a batch costs one round trip instead of
+   * one per lease. Every acknowledged message's row stays locked until the transaction ends, so the
+   * works that follow run with their acknowledgements held, as {@link #completeIn} says.
+   */
+  private List<QueueResult> ackEach(Connection c, List<Lease> leases) throws SQLException {
+    if (leases.size() < 2 || sql.ackMany.isEmpty()) {
+      List<QueueResult> out = new ArrayList<>(leases.size());
+      for (Lease l : leases) {
+        out.add(ackIn(c, l));
+      }
+      return out;
+    }
+    long[] ids = new long[leases.size()];
+    long[] fences = new long[leases.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = leases.get(i).messageId();
+      fences[i] = leases.get(i).fence();
+    }
+    Set<List<Long>> deleted = new HashSet<>();
+    List<String> refs = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql.ackMany.get())) {
+      core.database().sql().bindLeases(c, ps, ids, fences);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          deleted.add(List.of(rs.getLong(1), rs.getLong(2)));
+          refs.add(rs.getString(3));
+        }
+      }
+    }
+    for (String ref : refs) {
+      deletePayload(c, ref);
+    }
+    List<QueueResult> out = new ArrayList<>(leases.size());
+    for (Lease l : leases) {
+      // A lease listed twice is acknowledged once, as two statements would: the second finds none.
+      out.add(
+          deleted.remove(List.of(l.messageId(), l.fence()))
+              ? new QueueResult.Completed(l.key())
+              : lost(l));
     }
     return out;
   }
@@ -848,18 +910,7 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public List<QueueResult> ackAll(List<Lease> leases) {
     List<Lease> copy = List.copyOf(leases);
-    return settledAll(
-        copy,
-        started(),
-        core.database()
-            .writeOrJoin(
-                c -> {
-                  List<QueueResult> out = new ArrayList<>(copy.size());
-                  for (Lease l : copy) {
-                    out.add(ackIn(c, l));
-                  }
-                  return out;
-                }));
+    return settledAll(copy, started(), core.database().writeOrJoin(c -> ackEach(c, copy)));
   }
 
   @Override
