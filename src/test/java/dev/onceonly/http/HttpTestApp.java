@@ -37,9 +37,10 @@ import org.eclipse.jetty.server.ServerConnector;
  * <p>The handler is steered by request headers that are not part of the fingerprint: {@code
  * X-Status} answers that status without writing, {@code X-Big} writes a body of that many bytes,
  * {@code X-Gate} parks the handler (after its row is written) until {@link #open} releases that
- * gate, {@code X-Throw} throws, {@code X-Stream} flushes mid-body, {@code X-Async} answers from an
- * asynchronous context. An authentication filter turns {@code X-User} into the request's principal,
- * as a real authentication layer would.
+ * gate, {@code X-Throw} throws, {@code X-Stream} flushes mid-body, {@code X-Async} (or {@code
+ * X-Async-Wrapped}, on the response it was given) answers from an asynchronous context. An
+ * authentication filter turns {@code X-User} into the request's principal, as a real authentication
+ * layer would.
  */
 final class HttpTestApp implements AutoCloseable {
   static final String TABLE = "app_payments";
@@ -236,8 +237,11 @@ final class HttpTestApp implements AutoCloseable {
       res.setHeader("Location", "/payments/" + id);
       res.setHeader("X-Not-Replayed", "volatile");
       res.setContentType("application/json;charset=UTF-8");
-      if (req.getHeader("X-Async") != null) {
-        jakarta.servlet.AsyncContext async = req.startAsync();
+      boolean wrapped = req.getHeader("X-Async-Wrapped") != null;
+      if (req.getHeader("X-Async") != null || wrapped) {
+        // X-Async writes to the container's own response; X-Async-Wrapped to the one this handler
+        // was given (as a framework's async support does), so the filter's answer is not raced.
+        jakarta.servlet.AsyncContext async = wrapped ? req.startAsync(req, res) : req.startAsync();
         async.start(
             () -> {
               try {

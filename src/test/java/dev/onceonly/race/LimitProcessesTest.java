@@ -104,12 +104,13 @@ class LimitProcessesTest {
       Eventually.await(
           TIMEOUT, "every message ran", () -> count.apply("SELECT COUNT(*) FROM runs") == MESSAGES);
       assertThat(maxOverlap(children, "")).as("handlers running at once").isBetween(1, 2);
-      assertThat(maxLeased).as("leases sampled from the table").isBetween(1L, 2L);
+      // A sample may miss every lease when the messages run fast; what it must never see is more.
+      assertThat(maxLeased).as("leases sampled from the table").isLessThanOrEqualTo(2L);
       if (partitioned) {
         for (String p : List.of("p0 ", "p1 ")) {
           assertThat(maxOverlap(children, p)).as("handlers of %srunning at once", p).isEqualTo(1);
         }
-        assertThat(maxInPartition).as("leases of one partition").isEqualTo(1);
+        assertThat(maxInPartition).as("leases of one partition").isLessThanOrEqualTo(1);
       }
       assertThat(samples).as("samples taken while the messages ran").isGreaterThanOrEqualTo(5);
       assertThat(count.apply("SELECT COUNT(DISTINCT run_key) FROM runs")).isEqualTo(MESSAGES);
