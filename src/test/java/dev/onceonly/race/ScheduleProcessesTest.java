@@ -67,6 +67,17 @@ class ScheduleProcessesTest {
         }
       }
       replacement.awaitLine("ready", TIMEOUT);
+      // The last slots are fired by the instances' next claims: wait for them before the pause
+      // (pausing at once could leave the last slot unfired, and the count below short for ever).
+      Eventually.await(
+          TIMEOUT,
+          "the last slot fired",
+          () ->
+              once.schedules()
+                  .find("tick")
+                  .orElseThrow()
+                  .lastSlot()
+                  .equals(java.util.Optional.of(T0.plusSeconds(SLOTS))));
       // No slot after the last one; then the killed instance's leases run out.
       once.schedules().pause("tick");
       clock.advance(Duration.ofMinutes(1));
