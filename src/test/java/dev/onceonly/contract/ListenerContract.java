@@ -142,7 +142,9 @@ public class ListenerContract extends ContractSupport {
         medianWithout / 1000, medianWith / 1000, once.dialect());
     // Generous: the shared machine's noise, not the listener, is what this bound allows for.
     assertThat(medianWith).isLessThan(3 * medianWithout + Duration.ofMillis(5).toNanos());
-    assertThat(once.events().dropped()).isGreaterThanOrEqualTo(steps - 17);
+    // Accepted: the buffer's 16, the event the blocked listener holds, and the events the thread
+    // had drained from the buffer with it into its batch (at most another 16).
+    assertThat(once.events().dropped()).isGreaterThanOrEqualTo(steps - 16 - 1 - 16);
     assertThat(log.at(Level.WARNING))
         .isNotEmpty()
         .allMatch(r -> r.getMessage().contains("dropped so far"));
