@@ -142,21 +142,6 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
-  public void bindLeases(Connection c, PreparedStatement ps, long[] ids, long[] fences)
-      throws SQLException {
-    ps.setArray(1, c.createArrayOf("bigint", boxed(ids)));
-    ps.setArray(2, c.createArrayOf("bigint", boxed(fences)));
-  }
-
-  private static Long[] boxed(long[] values) {
-    Long[] out = new Long[values.length];
-    for (int i = 0; i < values.length; i++) {
-      out[i] = values[i];
-    }
-    return out;
-  }
-
-  @Override
   public String decrementToZero(String expression) {
     return "GREATEST(" + expression + " - 1, 0)";
   }

@@ -102,18 +102,11 @@ public interface SqlDialect {
   /**
    * {@return the fenced acknowledgement of many leases in one statement}, or nothing where a
    * statement per lease costs no more (an embedded database: no round trip to a server). The
-   * statement deletes the messages whose {@code (id, fence)} is one of the pairs bound by {@link
-   * #bindLeases}, and returns {@code id, fence, payload_ref} of each message it deleted.
+   * statement takes two {@code BIGINT} arrays, the message ids and the fences pair by pair; deletes
+   * the messages whose {@code (id, fence)} is one of the pairs; and returns {@code id, fence,
+   * payload_ref} of each message it deleted.
    */
   Optional<String> ackMany(String messages);
-
-  /**
-   * Binds the leases of {@link #ackMany}: their message ids and fences, pair by pair.
-   *
-   * @throws UnsupportedOperationException where {@link #ackMany} is empty
-   */
-  void bindLeases(Connection c, PreparedStatement ps, long[] ids, long[] fences)
-      throws SQLException;
 
   /** {@return an expression for {@code expression - 1}, never below zero} */
   String decrementToZero(String expression);

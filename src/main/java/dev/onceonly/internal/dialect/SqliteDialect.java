@@ -120,11 +120,6 @@ final class SqliteDialect implements SqlDialect {
   }
 
   @Override
-  public void bindLeases(Connection c, PreparedStatement ps, long[] ids, long[] fences) {
-    throw new UnsupportedOperationException("SQLite acknowledges one lease per statement");
-  }
-
-  @Override
   public String notIndexed(String column) {
     return "+" + column;
   }

@@ -535,6 +535,14 @@ public final class SqlJobQueue implements JobQueue {
 
   private record Ranked(int priority, Delivery delivery) {}
 
+  private static Long[] boxed(long[] values) {
+    Long[] out = new Long[values.length];
+    for (int i = 0; i < values.length; i++) {
+      out[i] = values[i];
+    }
+    return out;
+  }
+
   /** Reads the rows a claim returned: deliveries, and the messages that have no attempt left. */
   private void readClaimed(
       ResultSet rs,
@@ -869,7 +877,8 @@ public final class SqlJobQueue implements JobQueue {
     Set<List<Long>> deleted = new HashSet<>();
     List<String> refs = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql.ackMany.get())) {
-      core.database().sql().bindLeases(c, ps, ids, fences);
+      ps.setArray(1, c.createArrayOf("bigint", boxed(ids)));
+      ps.setArray(2, c.createArrayOf("bigint", boxed(fences)));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           deleted.add(List.of(rs.getLong(1), rs.getLong(2)));
