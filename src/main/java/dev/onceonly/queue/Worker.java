@@ -64,7 +64,7 @@ public final class Worker implements AutoCloseable {
   private final Duration idleMin;
   private final Duration idleMax;
   private final Duration shutdownTimeout;
-  private final int prefetch;
+  private final Prefetch prefetch;
   private final Duration executionTimeout;
 
   /** Every job claimed and not yet settled: waiting in {@link #ready} or being handled. */
@@ -79,6 +79,10 @@ public final class Worker implements AutoCloseable {
   private final Semaphore wakeups = new Semaphore(0);
   private final Semaphore settled = new Semaphore(0);
   private final AtomicInteger handling = new AtomicInteger();
+
+  /** Jobs settled so far, whatever the outcome: the rate the adaptive prefetch follows. */
+  private final AtomicLong settledJobs = new AtomicLong();
+
   private final AtomicLong completed = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
@@ -99,7 +103,10 @@ public final class Worker implements AutoCloseable {
     this.idleMin = b.idleMin;
     this.idleMax = b.idleMax;
     this.shutdownTimeout = b.shutdownTimeout;
-    this.prefetch = b.prefetch;
+    this.prefetch =
+        b.prefetch >= 0
+            ? new Prefetch(b.prefetch, b.prefetch)
+            : Prefetch.adaptive(Math.min(MAX_PREFETCH, 2 * threads));
     this.executionTimeout = b.executionTimeout;
   }
 
@@ -203,10 +210,11 @@ public final class Worker implements AutoCloseable {
    * once; and waits for jobs to settle while the worker holds all it may.
    */
   private void claim() {
-    int capacity = threads + prefetch;
-    int batch = Math.max(1, prefetch / 2);
     long idle = idleMin.toMillis();
     while (running) {
+      int ahead = prefetch.at(settledJobs.get(), System.nanoTime());
+      int capacity = threads + ahead;
+      int batch = Math.max(1, ahead / 2);
       int room = capacity - inFlight.size();
       boolean starving = ready.isEmpty() && finishing.isEmpty() && handling.get() < threads;
       if (room <= 0 || (room < batch && !starving)) {
@@ -333,6 +341,7 @@ public final class Worker implements AutoCloseable {
     } catch (RuntimeException e) {
       jobs.forEach(job -> warnUnrecorded("acknowledgement", job, e));
       jobs.forEach(inFlight::remove);
+      settledJobs.addAndGet(jobs.size());
       settled.release();
       return;
     }
@@ -345,12 +354,14 @@ public final class Worker implements AutoCloseable {
       }
       inFlight.remove(job);
     }
+    settledJobs.addAndGet(jobs.size());
     settled.release(); // once for the batch: the claimer takes the room it freed in one claim
   }
 
   /** Forgets a settled job: its lease is no longer renewed, and its place is free for a claim. */
   private void done(Job job) {
     inFlight.remove(job);
+    settledJobs.incrementAndGet();
     settled.release();
   }
 
@@ -428,6 +439,58 @@ public final class Worker implements AutoCloseable {
         // is never cleared here.
         Thread.interrupted();
       }
+    }
+  }
+
+  /** The most jobs an adaptive prefetch holds ahead, unless twice the threads is more. */
+  private static final int ADAPTIVE_PREFETCH = 100;
+
+  /** The most a prefetch may be set to. */
+  private static final int MAX_PREFETCH = 1000;
+
+  /**
+   * How many claimed jobs may wait for a thread beyond one per thread. Fixed when the builder set
+   * it; else it follows the worker's rate: the jobs its threads settle in {@link #HORIZON_NANOS} at
+   * the rate measured over the last windows of {@link #WINDOW_NANOS}, between {@code min} and
+   * {@code max}. So a fast backlog is claimed (and, with {@link Job#completeLater}, acknowledged)
+   * in large batches, while a claimed job waits for a thread about that long at most, and slow jobs
+   * are claimed a few at a time, leaving the rest of a backlog to other workers. Read and written
+   * by the claiming thread only.
+   */
+  private static final class Prefetch {
+    private static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final int min;
+    private final int max;
+    private int current;
+    private long windowStart = System.nanoTime();
+    private long settledAtStart;
+    private double perNano;
+
+    /** {@return a prefetch following the rate from {@code floor} up} */
+    static Prefetch adaptive(int floor) {
+      return new Prefetch(floor, Math.max(floor, ADAPTIVE_PREFETCH));
+    }
+
+    Prefetch(int min, int max) {
+      this.min = min;
+      this.max = max;
+      this.current = min;
+    }
+
+    /** {@return the prefetch now, given the jobs settled so far and the time} */
+    int at(long settled, long now) {
+      long elapsed = now - windowStart;
+      if (min == max || elapsed < WINDOW_NANOS) {
+        return current;
+      }
+      double rate = (double) (settled - settledAtStart) / elapsed;
+      perNano = perNano == 0 ? rate : (perNano + rate) / 2;
+      windowStart = now;
+      settledAtStart = settled;
+      current = (int) Math.max(min, Math.min(max, Math.round(perNano * HORIZON_NANOS)));
+      return current;
     }
   }
 
@@ -778,14 +841,18 @@ public final class Worker implements AutoCloseable {
      * backlog the worker claims up to {@code threads + prefetch} jobs in one transaction instead of
      * one per commit; jobs waiting hold their leases (renewed like running ones) and are released
      * at {@link Worker#close()}. {@code 0} claims only for idle threads, leaving the rest of a
-     * backlog to other workers. Default: twice the number of threads, so a worker holds at most
-     * three jobs per thread.
+     * backlog to other workers. Default: adaptive, from twice the number of threads up to 100 (or
+     * twice the threads if that is more): the jobs the worker's threads settle in 50 ms at the rate
+     * it measured over the last tenths of a second. Fast jobs are then claimed, and with {@link
+     * Job#completeLater} acknowledged, many to a transaction, while a claimed job waits for a
+     * thread about 50 ms at most; slow jobs are claimed a few at a time, the rest of a backlog left
+     * to other workers. Setting a prefetch fixes it.
      *
      * @param prefetch between 0 and 1,000
      * @return this builder
      */
     public Builder prefetch(int prefetch) {
-      if (prefetch < 0 || prefetch > 1000) {
+      if (prefetch < 0 || prefetch > MAX_PREFETCH) {
         throw new IllegalArgumentException("prefetch must be between 0 and 1000");
       }
       this.prefetch = prefetch;
@@ -811,9 +878,6 @@ public final class Worker implements AutoCloseable {
 
     /** {@return the worker, not yet started} */
     public Worker build() {
-      if (prefetch < 0) {
-        prefetch = Math.min(1000, 2 * threads);
-      }
       return new Worker(this);
     }
   }

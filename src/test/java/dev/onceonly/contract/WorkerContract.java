@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.queue.DeadLetter;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Handler;
@@ -20,6 +21,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -512,6 +514,85 @@ public class WorkerContract extends QueueContractSupport {
       assertThat(claimed(Q)).isEqualTo(10);
     } finally {
       proceed.countDown();
+      worker.close();
+    }
+  }
+
+  /**
+   * By default the prefetch follows the worker's rate: one thread on a backlog of fast jobs claims
+   * them many to a transaction (more than the three that a fixed prefetch of twice the threads
+   * allows), never more than 100 ahead of its thread, and commits each effect once.
+   */
+  @Test
+  void aBacklogOfFastJobsIsClaimedManyToATransactionByDefault() {
+    sendAll(Q, "m-", 3000);
+    List<Integer> claims = new CopyOnWriteArrayList<>();
+    try (OnceOnly listened =
+        db.builder()
+            .clock(clock)
+            .listener(
+                e -> {
+                  if (e instanceof OnceOnlyEvent.MessagesClaimed c && c.queue().equals(Q)) {
+                    claims.add(c.count());
+                  }
+                })
+            .build()) {
+      Worker worker =
+          Worker.builder(
+                  listened.queue(),
+                  Q,
+                  job ->
+                      job.completeLater(
+                          tx -> recordEffect(listened, tx, job.delivery().key(), "w")))
+              .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
+              .build()
+              .start();
+      try {
+        Eventually.await(DRAIN, "queue drained", () -> listened.queue().depth(Q) == 0);
+      } finally {
+        worker.close();
+      }
+    }
+
+    reopen();
+    assertThat(effects()).isEqualTo(3000);
+    assertThat(duplicatedEffects()).isZero();
+    assertThat(once.queue().depth(Q)).isZero();
+    assertThat(claims).as("messages per claim").allSatisfy(n -> assertThat(n).isBetween(1, 101));
+    assertThat(claims.stream().mapToInt(Integer::intValue).sum()).isEqualTo(3000);
+    assertThat(claims.stream().mapToInt(Integer::intValue).max().orElse(0))
+        .as("the largest claim, of %d claims", claims.size())
+        .isGreaterThan(3);
+  }
+
+  /**
+   * Slow jobs are claimed a few at a time by default: at two jobs per 40 ms the worker's two
+   * threads hold no more than twice their number ahead, and the rest of the backlog stays claimable
+   * by other workers.
+   */
+  @Test
+  void slowJobsAreClaimedAFewAtATimeByDefaultAndTheBacklogLeftToOthers() {
+    sendAll(Q, "m-", 200);
+    Handler slow =
+        job -> {
+          Thread.sleep(40); // the job's own work: what makes it slow
+          recording(once, "w").handle(job);
+        };
+    Worker worker =
+        Worker.builder(once.queue(), Q, slow)
+            .threads(2)
+            .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(50))
+            .build()
+            .start();
+    try {
+      Eventually.await(DRAIN, "twelve handled", () -> effects() >= 12);
+      for (int i = 0; i < 5; i++) {
+        long handled = effects();
+        long held = claimed(Q);
+        assertThat(held).as("held by the worker after %d handled", handled).isBetween(0L, 6L);
+        Eventually.await(DRAIN, "one more handled", () -> effects() > handled);
+      }
+    } finally {
       worker.close();
     }
   }
