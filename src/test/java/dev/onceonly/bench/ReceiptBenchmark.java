@@ -138,37 +138,46 @@ public class ReceiptBenchmark {
     String step(String scope, String key) throws SQLException {
       begin.execute();
       try {
-        select.setString(1, scope);
-        select.setString(2, key);
-        select.setString(3, scope);
-        select.setString(4, key);
-        try (ResultSet rs = select.executeQuery()) {
-          rs.next();
-          String stored = rs.getString(3);
-          if (stored != null) {
-            commit.execute();
-            return stored;
-          }
-        }
-        insertEffect.setString(1, scope);
-        insertEffect.setString(2, key);
-        insertEffect.executeUpdate();
-        long now = System.currentTimeMillis();
-        insertReceipt.setString(1, scope);
-        insertReceipt.setString(2, key);
-        insertReceipt.setString(3, "touch");
-        insertReceipt.setString(4, FINGERPRINT);
-        insertReceipt.setString(5, "1");
-        insertReceipt.setLong(6, now);
-        insertReceipt.setLong(7, now + 30 * DAY);
-        insertReceipt.setLong(8, now + 395 * DAY);
-        insertReceipt.executeUpdate();
+        String result = body(scope, key);
         commit.execute();
-        return "1";
+        return result;
       } catch (SQLException e) {
         c.createStatement().execute("ROLLBACK");
         throw e;
       }
+    }
+
+    /**
+     * The step's statements without its transaction: the lookup, then, for a key without a receipt,
+     * the effect and the receipt; the caller begins and ends the transaction (or savepoint) around
+     * it.
+     */
+    String body(String scope, String key) throws SQLException {
+      select.setString(1, scope);
+      select.setString(2, key);
+      select.setString(3, scope);
+      select.setString(4, key);
+      try (ResultSet rs = select.executeQuery()) {
+        rs.next();
+        String stored = rs.getString(3);
+        if (stored != null) {
+          return stored;
+        }
+      }
+      insertEffect.setString(1, scope);
+      insertEffect.setString(2, key);
+      insertEffect.executeUpdate();
+      long now = System.currentTimeMillis();
+      insertReceipt.setString(1, scope);
+      insertReceipt.setString(2, key);
+      insertReceipt.setString(3, "touch");
+      insertReceipt.setString(4, FINGERPRINT);
+      insertReceipt.setString(5, "1");
+      insertReceipt.setLong(6, now);
+      insertReceipt.setLong(7, now + 30 * DAY);
+      insertReceipt.setLong(8, now + 395 * DAY);
+      insertReceipt.executeUpdate();
+      return "1";
     }
 
     @Override

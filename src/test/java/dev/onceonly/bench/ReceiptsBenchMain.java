@@ -1,0 +1,582 @@
+package dev.onceonly.bench;
+
+import dev.onceonly.IntentKey;
+import dev.onceonly.OnceOnly;
+import dev.onceonly.Outcome;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The receipts step ({@code once.receipts().execute(key, "touch", arguments, Integer.class,
+ * effect)}, the effect one row in {@code effects}, exactly as {@link ReceiptBenchmark} calls it)
+ * against two raw JDBC loops doing the same SQL on the same kind of file, counted as the total
+ * steps of all caller threads over one shared clock (not JMH's sum of per-thread rates).
+ *
+ * <p>Systems: <b>OnceOnly</b> (each caller thread calls the step with keys of its own), the <b>raw
+ * per-step loop</b> ({@link ReceiptBenchmark.RawLoop}: every caller thread on a connection of its
+ * own, {@code BEGIN IMMEDIATE; SELECT receipt; INSERT effect; INSERT receipt; COMMIT}, meeting the
+ * others at SQLite's file lock under {@code busy_timeout}), and the <b>raw batched-savepoint
+ * loop</b> (one thread, one connection, {@value #BATCH} steps to a transaction, each step the same
+ * SQL inside a {@code SAVEPOINT}/{@code RELEASE} of its own: the ceiling a group commit could
+ * reach). Cases: new keys with 8 and with 32 caller threads, and repeated keys (a key drawn at
+ * random from {@code hotKeys} receipts stored before the clock starts) with 4. Every run has a
+ * fresh SQLite file in WAL mode with {@code synchronous=FULL}, the library opened as {@link
+ * ReceiptBenchmark} opens it ({@link BenchDb#open}).
+ *
+ * <p>A run: the caller threads are started and wait behind one start gate; the clock starts when
+ * the gate opens and stops when the stop flag is raised {@code seconds} later, and the steps that
+ * returned in between are the figure. The threads then finish the step they are in (a step that
+ * returns after the stop is counted apart, as returned after the stop) and are joined. The count is
+ * then checked against the rows in {@code effects} and in the receipts table, read on a fresh
+ * connection: for new keys both must equal the steps that returned in all (so they are at least the
+ * steps counted in the window); for repeated keys both must still hold only the {@code hotKeys}
+ * rows stored before (no effect ran twice) and every OnceOnly step must have answered {@link
+ * Outcome.Repeated}. Any failed step or mismatch is reported loudly ({@code MISMATCH}) and the run
+ * exits with 1.
+ *
+ * <p>Each case runs its systems in the order A B C C B A, and each figure is the mean of its two
+ * runs, so that a load drifting over the minutes of a run is not charged to whichever ran last; the
+ * load average ({@code /proc/loadavg}) is printed with every run. Before the first case each system
+ * runs once for {@code warmup} seconds, unrecorded, on the first case's shape. The table goes to
+ * {@code target/benchmarks/receipts.md}.
+ *
+ * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
+ * -Dbench.main=dev.onceonly.bench.ReceiptsBenchMain -Dbench.args="..."} with arguments {@code
+ * quick} (a smoke run: 1 s runs, 1 s warm-up, one pass, 1,000 hot keys), {@code seconds=10} (the
+ * length of each run), {@code warmup=3} (seconds per system before the first case, 0 for none),
+ * {@code hotKeys=10000} (the receipts the repeated-keys case draws from), {@code only=new_keys_T=8}
+ * (cases whose title contains one of these, an underscore standing for a space), {@code
+ * skip=batched} (leave out the systems whose name contains one of these).
+ */
+public final class ReceiptsBenchMain {
+  private ReceiptsBenchMain() {}
+
+  static final String SYNC = "FULL";
+  static final int BATCH = 64;
+
+  enum Sys {
+    ONCEONLY("OnceOnly execute", OnceOnly.DEFAULT_TABLE_PREFIX + "receipts"),
+    RAW("raw JDBC per-step loop", "raw_receipts"),
+    BATCHED("raw JDBC batched savepoints (" + BATCH + "/tx, 1 thread)", "raw_receipts");
+
+    final String title;
+    final String receiptsTable;
+
+    Sys(String title, String receiptsTable) {
+      this.title = title;
+      this.receiptsTable = receiptsTable;
+    }
+  }
+
+  record Case(boolean newKeys, int threads) {
+    String title() {
+      return "receipts "
+          + (newKeys ? "new" : "repeated")
+          + " keys T="
+          + threads
+          + " ("
+          + SYNC
+          + ")";
+    }
+  }
+
+  /** One measured run of one system. */
+  record Run(
+      double rate,
+      long counted,
+      long afterStop,
+      double seconds,
+      long effectRows,
+      long receiptRows,
+      long expectedRows,
+      boolean newKeys,
+      long failed,
+      String load) {
+    long returned() {
+      return counted + afterStop;
+    }
+
+    boolean ok() {
+      return failed == 0
+          && counted > 0
+          && effectRows == expectedRows
+          && receiptRows == expectedRows
+          && (!newKeys || (effectRows >= counted && expectedRows == returned()));
+    }
+  }
+
+  record Settings(
+      boolean quick, int seconds, int warmup, int hotKeys, List<String> only, List<String> skip) {
+    static Settings parse(String[] args) {
+      Map<String, String> a = new LinkedHashMap<>();
+      for (String arg : args) {
+        int eq = arg.indexOf('=');
+        a.put(eq < 0 ? arg : arg.substring(0, eq), eq < 0 ? "" : arg.substring(eq + 1));
+      }
+      boolean quick = a.containsKey("quick");
+      return new Settings(
+          quick,
+          Integer.parseInt(a.getOrDefault("seconds", quick ? "1" : "10")),
+          Integer.parseInt(a.getOrDefault("warmup", quick ? "1" : "3")),
+          Integer.parseInt(a.getOrDefault("hotKeys", quick ? "1000" : "10000")),
+          a.containsKey("only")
+              ? Arrays.asList(a.get("only").replace('_', ' ').split(","))
+              : List.of(),
+          a.containsKey("skip")
+              ? Arrays.asList(a.get("skip").replace('_', ' ').split(","))
+              : List.of());
+    }
+  }
+
+  static List<Case> cases() {
+    return List.of(new Case(true, 8), new Case(true, 32), new Case(false, 4));
+  }
+
+  public static void main(String[] args) throws Exception {
+    Settings s = Settings.parse(args);
+    List<String> mismatches = new ArrayList<>();
+    StringBuilder table = new StringBuilder();
+    table.append(
+        "| case | system | steps/s (mean) | run 1 | run 2 | OnceOnly / this | counted = rows"
+            + " | load avg (run 1; run 2) |\n");
+    table.append("|---|---|---:|---:|---:|---:|---|---|\n");
+    System.out.printf(
+        Locale.ROOT,
+        "%s start %s, load %s, %s%n",
+        ReceiptsBenchMain.class.getSimpleName(),
+        Instant.now(),
+        WorkerBenchMain.loadAverage(),
+        s);
+    List<Case> cases =
+        cases().stream()
+            .filter(c -> s.only().isEmpty() || s.only().stream().anyMatch(c.title()::contains))
+            .toList();
+    List<Sys> systems =
+        Arrays.stream(Sys.values())
+            .filter(x -> s.skip().stream().noneMatch(x.title::contains))
+            .toList();
+    if (s.warmup() > 0 && !cases.isEmpty()) {
+      for (Sys sys : systems) {
+        Run r = run(cases.get(0), sys, s.warmup(), s.hotKeys());
+        System.out.println("warm-up " + describe(cases.get(0), sys, r));
+        if (!r.ok()) {
+          String m = "MISMATCH (warm-up) " + describe(cases.get(0), sys, r);
+          mismatches.add(m);
+          System.out.println("!!!!!!!! " + m);
+        }
+      }
+    }
+    for (Case c : cases) {
+      List<Sys> order = new ArrayList<>(systems);
+      if (!s.quick()) {
+        List<Sys> back = new ArrayList<>(systems);
+        Collections.reverse(back);
+        order.addAll(back);
+      }
+      Map<Sys, List<Run>> runs = new LinkedHashMap<>();
+      for (Sys sys : order) {
+        Run r = run(c, sys, s.seconds(), s.hotKeys());
+        runs.computeIfAbsent(sys, k -> new ArrayList<>()).add(r);
+        String line = describe(c, sys, r);
+        System.out.println(line);
+        if (!r.ok()) {
+          String m = "MISMATCH " + line;
+          mismatches.add(m);
+          System.out.println("!!!!!!!! " + m);
+        }
+      }
+      List<Run> onceonly = runs.get(Sys.ONCEONLY);
+      double ours = onceonly == null ? Double.NaN : mean(onceonly);
+      for (Map.Entry<Sys, List<Run>> e : runs.entrySet()) {
+        List<Run> rs = e.getValue();
+        double mean = mean(rs);
+        table.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %s | %,.0f | %,.0f | %s | %.2fx | %s | %s |%n",
+                c.title(),
+                e.getKey().title,
+                mean,
+                rs.get(0).rate(),
+                rs.size() > 1 ? String.format(Locale.ROOT, "%,.0f", rs.get(1).rate()) : "-",
+                ours / mean,
+                rs.stream().allMatch(Run::ok) ? "yes" : "**NO**",
+                String.join("; ", rs.stream().map(Run::load).toList())));
+      }
+      System.out.println(table);
+    }
+    String out =
+        "Receipts benchmark (total steps over one clock), "
+            + Instant.now()
+            + ", load at the end "
+            + WorkerBenchMain.loadAverage()
+            + ", "
+            + s
+            + "\n\n"
+            + table
+            + (mismatches.isEmpty() ? "" : "\nMISMATCHES:\n" + String.join("\n", mismatches))
+            + "\n";
+    Path file = Path.of("target", "benchmarks", "receipts.md");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, out);
+    System.out.println();
+    System.out.println(out);
+    System.out.println("written to " + file.toAbsolutePath());
+    if (!mismatches.isEmpty()) {
+      System.out.println("!!!!!!!! " + mismatches.size() + " run(s) did not add up, see above");
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  private static String describe(Case c, Sys sys, Run r) {
+    return String.format(
+        Locale.ROOT,
+        "%-36s %-44s %,10.0f steps/s  counted %,d in %.3f s, +%,d returned after stop,"
+            + " rows effects %,d receipts %,d (expected %,d), failed %d  load %s",
+        c.title(),
+        sys.title,
+        r.rate(),
+        r.counted(),
+        r.seconds(),
+        r.afterStop(),
+        r.effectRows(),
+        r.receiptRows(),
+        r.expectedRows(),
+        r.failed(),
+        r.load());
+  }
+
+  private static double mean(List<Run> runs) {
+    return runs.stream().mapToDouble(Run::rate).average().orElse(Double.NaN);
+  }
+
+  /** One caller thread's steps; {@link #step} returns how many steps its call completed. */
+  interface Stepper extends AutoCloseable {
+    int step() throws Exception;
+
+    @Override
+    void close() throws Exception;
+  }
+
+  static Run run(Case c, Sys sys, int seconds, int hotKeys) throws Exception {
+    Path file = BenchDb.newFile();
+    try {
+      OnceOnly once = BenchDb.open(file, SYNC);
+      try {
+        BenchDb.createRawTables(file, SYNC);
+        try (Connection conn = BenchDb.raw(file, SYNC)) {
+          BenchDb.exec(
+              conn,
+              "CREATE TABLE effects (scope TEXT NOT NULL, k TEXT NOT NULL, v INTEGER NOT NULL)");
+        }
+        if (!c.newKeys()) {
+          prefill(file, once, sys, hotKeys);
+        }
+        if (sys != Sys.ONCEONLY) {
+          once.close();
+          once = null;
+        }
+        int threads = sys == Sys.BATCHED ? 1 : c.threads();
+        return measure(file, once, c, sys, threads, seconds, hotKeys);
+      } finally {
+        if (once != null) {
+          once.close();
+        }
+      }
+    } finally {
+      BenchDb.delete(file);
+    }
+  }
+
+  /** Stores {@code hotKeys} receipts (and their effects) in one transaction, for repeated keys. */
+  private static void prefill(Path file, OnceOnly once, Sys sys, int hotKeys) throws Exception {
+    try (Connection c = BenchDb.raw(file, SYNC)) {
+      c.setAutoCommit(false);
+      if (sys == Sys.ONCEONLY) {
+        for (int i = 0; i < hotKeys; i++) {
+          Outcome<Integer> o =
+              once.receipts()
+                  .execute(
+                      c,
+                      IntentKey.of("hot", "k" + i),
+                      "touch",
+                      Map.of("i", i),
+                      Integer.class,
+                      tx -> ReceiptBenchmark.effect(tx, "hot", "k", 1));
+          if (!(o instanceof Outcome.Created)) {
+            throw new IllegalStateException("prefill " + i + ": " + o);
+          }
+        }
+      } else {
+        try (ReceiptBenchmark.RawLoop loop = new ReceiptBenchmark.RawLoop(c)) {
+          for (int i = 0; i < hotKeys; i++) {
+            loop.body("hot", "k" + i);
+          }
+        }
+      }
+      c.commit();
+    }
+  }
+
+  private static Stepper stepper(
+      Path file, OnceOnly once, Case c, Sys sys, String scope, int hotKeys) throws SQLException {
+    return switch (sys) {
+      case ONCEONLY -> new OnceOnlyStepper(once, scope, c.newKeys(), hotKeys);
+      case RAW -> new RawStepper(BenchDb.raw(file, SYNC), scope, c.newKeys(), hotKeys);
+      case BATCHED -> new BatchedStepper(BenchDb.raw(file, SYNC), scope, c.newKeys(), hotKeys);
+    };
+  }
+
+  private static Run measure(
+      Path file, OnceOnly once, Case c, Sys sys, int threads, int seconds, int hotKeys)
+      throws Exception {
+    LongAdder counted = new LongAdder();
+    LongAdder afterStop = new LongAdder();
+    LongAdder failed = new LongAdder();
+    AtomicReference<Throwable> firstFailure = new AtomicReference<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    CountDownLatch ready = new CountDownLatch(threads);
+    CountDownLatch gate = new CountDownLatch(1);
+    List<Thread> callers = new ArrayList<>();
+    String run = Long.toString(System.nanoTime(), 36);
+    for (int t = 0; t < threads; t++) {
+      String scope = "t" + t + "-" + run;
+      Thread thread =
+          new Thread(
+              () -> {
+                boolean opened = false;
+                try (Stepper stepper = stepper(file, once, c, sys, scope, hotKeys)) {
+                  opened = true;
+                  ready.countDown();
+                  gate.await();
+                  while (!stop.get()) {
+                    int n = stepper.step();
+                    if (stop.get()) {
+                      afterStop.add(n);
+                    } else {
+                      counted.add(n);
+                    }
+                  }
+                } catch (Throwable e) {
+                  failed.increment();
+                  firstFailure.compareAndSet(null, e);
+                } finally {
+                  if (!opened) {
+                    ready.countDown(); // a thread that failed to open does not hold the others
+                  }
+                }
+              },
+              "bench-caller-" + t);
+      callers.add(thread);
+      thread.start();
+    }
+    ready.await();
+    long start = System.nanoTime();
+    gate.countDown();
+    long deadline = start + seconds * 1_000_000_000L;
+    for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+      Thread.sleep(Math.max(1, left / 1_000_000));
+    }
+    stop.set(true);
+    long end = System.nanoTime();
+    long inWindow = counted.sum();
+    for (Thread t : callers) {
+      t.join();
+    }
+    if (firstFailure.get() != null) {
+      System.out.println("first failure: " + firstFailure.get());
+      firstFailure.get().printStackTrace(System.out);
+    }
+    long effectRows;
+    long receiptRows;
+    try (Connection conn = BenchDb.raw(file, SYNC)) {
+      effectRows = count(conn, "effects");
+      receiptRows = count(conn, sys.receiptsTable);
+    }
+    long after = afterStop.sum() + (counted.sum() - inWindow);
+    long expected = c.newKeys() ? inWindow + after : hotKeys;
+    return new Run(
+        inWindow / ((end - start) / 1e9),
+        inWindow,
+        after,
+        (end - start) / 1e9,
+        effectRows,
+        receiptRows,
+        expected,
+        c.newKeys(),
+        failed.sum(),
+        WorkerBenchMain.loadAverage());
+  }
+
+  private static long count(Connection c, String table) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** OnceOnly's step, as {@link ReceiptBenchmark} calls it. */
+  static final class OnceOnlyStepper implements Stepper {
+    final OnceOnly once;
+    final String scope;
+    final boolean newKeys;
+    final int hotKeys;
+    int next;
+
+    OnceOnlyStepper(OnceOnly once, String scope, boolean newKeys, int hotKeys) {
+      this.once = once;
+      this.scope = scope;
+      this.newKeys = newKeys;
+      this.hotKeys = hotKeys;
+    }
+
+    @Override
+    public int step() throws SQLException {
+      if (newKeys) {
+        String key = "k" + next++;
+        Outcome<Integer> o =
+            once.receipts()
+                .execute(
+                    IntentKey.of(scope, key),
+                    "touch",
+                    Map.of("i", next),
+                    Integer.class,
+                    c -> ReceiptBenchmark.effect(c, scope, key, 1));
+        if (!(o instanceof Outcome.Created)) {
+          throw new IllegalStateException("new key " + scope + "/" + key + " answered " + o);
+        }
+      } else {
+        int i = ThreadLocalRandom.current().nextInt(hotKeys);
+        Outcome<Integer> o =
+            once.receipts()
+                .execute(
+                    IntentKey.of("hot", "k" + i),
+                    "touch",
+                    Map.of("i", i),
+                    Integer.class,
+                    c -> ReceiptBenchmark.effect(c, "hot", "k", 1));
+        if (!(o instanceof Outcome.Repeated)) {
+          throw new IllegalStateException("hot key k" + i + " answered " + o);
+        }
+      }
+      return 1;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** The raw per-step loop: one transaction per step, on this thread's own connection. */
+  static final class RawStepper implements Stepper {
+    final Connection c;
+    final ReceiptBenchmark.RawLoop loop;
+    final String scope;
+    final boolean newKeys;
+    final int hotKeys;
+    int next;
+
+    RawStepper(Connection c, String scope, boolean newKeys, int hotKeys) throws SQLException {
+      this.c = c;
+      this.loop = new ReceiptBenchmark.RawLoop(c);
+      this.scope = scope;
+      this.newKeys = newKeys;
+      this.hotKeys = hotKeys;
+    }
+
+    @Override
+    public int step() throws SQLException {
+      String r =
+          newKeys
+              ? loop.step(scope, "k" + next++)
+              : loop.step("hot", "k" + ThreadLocalRandom.current().nextInt(hotKeys));
+      if (!"1".equals(r)) {
+        throw new IllegalStateException("raw step answered " + r);
+      }
+      return 1;
+    }
+
+    @Override
+    public void close() throws SQLException {
+      loop.close();
+      c.close();
+    }
+  }
+
+  /**
+   * The raw batched loop: {@value #BATCH} steps to a transaction, each inside a savepoint of its
+   * own, so one step's failure would roll back that step only.
+   */
+  static final class BatchedStepper implements Stepper {
+    final Connection c;
+    final ReceiptBenchmark.RawLoop loop;
+    final PreparedStatement savepoint;
+    final PreparedStatement release;
+    final String scope;
+    final boolean newKeys;
+    final int hotKeys;
+    int next;
+
+    BatchedStepper(Connection c, String scope, boolean newKeys, int hotKeys) throws SQLException {
+      this.c = c;
+      this.loop = new ReceiptBenchmark.RawLoop(c);
+      this.savepoint = c.prepareStatement("SAVEPOINT step");
+      this.release = c.prepareStatement("RELEASE step");
+      this.scope = scope;
+      this.newKeys = newKeys;
+      this.hotKeys = hotKeys;
+    }
+
+    @Override
+    public int step() throws SQLException {
+      loop.begin.execute();
+      try {
+        for (int i = 0; i < BATCH; i++) {
+          savepoint.execute();
+          String r =
+              newKeys
+                  ? loop.body(scope, "k" + next++)
+                  : loop.body("hot", "k" + ThreadLocalRandom.current().nextInt(hotKeys));
+          release.execute();
+          if (!"1".equals(r)) {
+            throw new IllegalStateException("batched step answered " + r);
+          }
+        }
+        loop.commit.execute();
+        return BATCH;
+      } catch (SQLException | RuntimeException e) {
+        try (Statement st = c.createStatement()) {
+          st.execute("ROLLBACK");
+        }
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() throws SQLException {
+      savepoint.close();
+      release.close();
+      loop.close();
+      c.close();
+    }
+  }
+}
