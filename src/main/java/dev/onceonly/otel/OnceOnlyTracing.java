@@ -159,31 +159,14 @@ public final class OnceOnlyTracing implements TraceContext {
     Objects.requireNonNull(handler, "handler");
     return job -> {
       Delivery d = job.delivery();
-      SpanBuilder b =
-          tracer
-              .spanBuilder(d.queue() + " process")
-              .setSpanKind(SpanKind.CONSUMER)
-              .setNoParent()
-              .setAttribute(SYSTEM, "onceonly")
-              .setAttribute(DESTINATION, d.queue())
-              .setAttribute(OPERATION_TYPE, "process")
-              .setAttribute(ATTEMPT, (long) d.attempt());
-      SpanContext sender = spanContext(d.traceparent());
-      if (sender.isValid()) {
-        b.addLink(sender);
-      }
-      Span span = b.startSpan();
-      Scope scope = span.makeCurrent();
-      try {
-        handler.handle(job);
-      } catch (Exception | Error e) {
-        span.recordException(e);
-        span.setStatus(StatusCode.ERROR);
-        throw e;
-      } finally {
-        scope.close();
-        span.end();
-      }
+      Span span =
+          process(d.queue(), d.traceparent()).setAttribute(ATTEMPT, (long) d.attempt()).startSpan();
+      within(
+          span,
+          s -> {
+            handler.handle(job);
+            return null;
+          });
     };
   }
 
@@ -205,19 +188,13 @@ public final class OnceOnlyTracing implements TraceContext {
             .setAttribute(DESTINATION, message.queue())
             .setAttribute(OPERATION_TYPE, "send")
             .startSpan();
-    Scope scope = span.makeCurrent();
-    try {
-      SendResult result = queue.send(message);
-      span.setAttribute(OUTCOME, result.status().name().toLowerCase(Locale.ROOT));
-      return result;
-    } catch (RuntimeException | Error e) {
-      span.recordException(e);
-      span.setStatus(StatusCode.ERROR);
-      throw e;
-    } finally {
-      scope.close();
-      span.end();
-    }
+    return within(
+        span,
+        s -> {
+          SendResult result = queue.send(message);
+          s.setAttribute(OUTCOME, result.status().name().toLowerCase(Locale.ROOT));
+          return result;
+        });
   }
 
   /**
@@ -245,20 +222,13 @@ public final class OnceOnlyTracing implements TraceContext {
       Class<T> resultType,
       Effect<T, X> effect)
       throws X {
-    Span span = internal("onceonly execute " + operation, operation);
-    Scope scope = span.makeCurrent();
-    try {
-      Outcome<T> outcome = store.execute(key, operation, arguments, resultType, effect);
-      span.setAttribute(OUTCOME, kind(outcome));
-      return outcome;
-    } catch (Exception | Error e) {
-      span.recordException(e);
-      span.setStatus(StatusCode.ERROR);
-      throw e;
-    } finally {
-      scope.close();
-      span.end();
-    }
+    return within(
+        internal("onceonly execute " + operation, operation),
+        s -> {
+          Outcome<T> outcome = store.execute(key, operation, arguments, resultType, effect);
+          s.setAttribute(OUTCOME, kind(outcome));
+          return outcome;
+        });
   }
 
   /**
@@ -274,20 +244,13 @@ public final class OnceOnlyTracing implements TraceContext {
    */
   public ClaimOutcome claim(
       ExternalEffects effects, IntentKey key, String operation, Object arguments, Duration lease) {
-    Span span = internal("onceonly claim " + operation, operation);
-    Scope scope = span.makeCurrent();
-    try {
-      ClaimOutcome outcome = effects.claim(key, operation, arguments, lease);
-      span.setAttribute(OUTCOME, kind(outcome));
-      return outcome;
-    } catch (RuntimeException | Error e) {
-      span.recordException(e);
-      span.setStatus(StatusCode.ERROR);
-      throw e;
-    } finally {
-      scope.close();
-      span.end();
-    }
+    return within(
+        internal("onceonly claim " + operation, operation),
+        s -> {
+          ClaimOutcome outcome = effects.claim(key, operation, arguments, lease);
+          s.setAttribute(OUTCOME, kind(outcome));
+          return outcome;
+        });
   }
 
   /**
@@ -311,24 +274,14 @@ public final class OnceOnlyTracing implements TraceContext {
               .setAttribute(SYSTEM, "onceonly")
               .setAttribute(OPERATION_TYPE, "send")
               .setAttribute(OPERATION, intent.operation());
-      SpanContext registrar = spanContext(intent.traceparent());
-      if (registrar.isValid()) {
-        b.addLink(registrar);
-      }
-      Span span = b.startSpan();
-      Scope scope = span.makeCurrent();
-      try {
-        IntentPublisher.Publication publication = publisher.publish(intent);
-        span.setAttribute(OUTCOME, publication.name().toLowerCase(Locale.ROOT));
-        return publication;
-      } catch (RuntimeException | Error e) {
-        span.recordException(e);
-        span.setStatus(StatusCode.ERROR);
-        throw e;
-      } finally {
-        scope.close();
-        span.end();
-      }
+      linkTo(b, intent.traceparent());
+      return within(
+          b.startSpan(),
+          s -> {
+            IntentPublisher.Publication publication = publisher.publish(intent);
+            s.setAttribute(OUTCOME, publication.name().toLowerCase(Locale.ROOT));
+            return publication;
+          });
     };
   }
 
@@ -350,33 +303,12 @@ public final class OnceOnlyTracing implements TraceContext {
       RedisStream stream, RedisWorker.StreamEffect<T> effect) {
     String name = Objects.requireNonNull(stream, "stream").name();
     Objects.requireNonNull(effect, "effect");
-    return (transaction, message) -> {
-      SpanBuilder b =
-          tracer
-              .spanBuilder(name + " process")
-              .setSpanKind(SpanKind.CONSUMER)
-              .setNoParent()
-              .setAttribute(SYSTEM, "onceonly")
-              .setAttribute(DESTINATION, name)
-              .setAttribute(OPERATION_TYPE, "process")
-              .setAttribute(OPERATION, message.operation());
-      SpanContext sender = spanContext(message.traceparent());
-      if (sender.isValid()) {
-        b.addLink(sender);
-      }
-      Span span = b.startSpan();
-      Scope scope = span.makeCurrent();
-      try {
-        return effect.apply(transaction, message);
-      } catch (Exception | Error e) {
-        span.recordException(e);
-        span.setStatus(StatusCode.ERROR);
-        throw e;
-      } finally {
-        scope.close();
-        span.end();
-      }
-    };
+    return (transaction, message) ->
+        within(
+            process(name, message.traceparent())
+                .setAttribute(OPERATION, message.operation())
+                .startSpan(),
+            s -> effect.apply(transaction, message));
   }
 
   /**
@@ -444,5 +376,55 @@ public final class OnceOnlyTracing implements TraceContext {
     return KINDS.computeIfAbsent(
         result.getClass().getSimpleName(),
         n -> n.replaceAll("([a-z])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * A {@code CONSUMER} span named {@code "<destination> process"} with no parent (a job is not a
+   * child of whatever ran before it on this thread), linked to the sender's span when {@code
+   * traceparent} names one.
+   */
+  private SpanBuilder process(String destination, String traceparent) {
+    SpanBuilder b =
+        tracer
+            .spanBuilder(destination + " process")
+            .setSpanKind(SpanKind.CONSUMER)
+            .setNoParent()
+            .setAttribute(SYSTEM, "onceonly")
+            .setAttribute(DESTINATION, destination)
+            .setAttribute(OPERATION_TYPE, "process");
+    linkTo(b, traceparent);
+    return b;
+  }
+
+  /** Links the span being built to the span {@code traceparent} names, if it is valid. */
+  private static void linkTo(SpanBuilder b, String traceparent) {
+    SpanContext origin = spanContext(traceparent);
+    if (origin.isValid()) {
+      b.addLink(origin);
+    }
+  }
+
+  /** What runs while a span is current; it may add attributes to the span. */
+  @FunctionalInterface
+  private interface InSpan<T, X extends Exception> {
+    T run(Span span) throws X;
+  }
+
+  /**
+   * Runs {@code body} with {@code span} current, then ends the span. What the body throws marks the
+   * span as an error (the exception recorded) and goes on to the caller unchanged.
+   */
+  private static <T, X extends Exception> T within(Span span, InSpan<T, X> body) throws X {
+    Scope scope = span.makeCurrent();
+    try {
+      return body.run(span);
+    } catch (Exception | Error e) {
+      span.recordException(e);
+      span.setStatus(StatusCode.ERROR);
+      throw e;
+    } finally {
+      scope.close();
+      span.end();
+    }
   }
 }
