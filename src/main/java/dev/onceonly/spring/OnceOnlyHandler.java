@@ -54,4 +54,21 @@ public @interface OnceOnlyHandler {
    * @return the timeout, or empty
    */
   String shutdownTimeout() default "";
+
+  /**
+   * How many claimed jobs may wait for a handler thread beyond one per thread ({@link
+   * dev.onceonly.queue.Worker.Builder#prefetch}); {@code -1}, the default, for the adaptive
+   * prefetch that follows the worker's rate, {@code 0} to claim only for idle threads.
+   *
+   * @return -1, or between 0 and 1,000
+   */
+  int prefetch() default -1;
+
+  /**
+   * The longest a handler may run on one job, as a duration ({@link
+   * dev.onceonly.queue.Worker.Builder#executionTimeout}); empty, the default, for none.
+   *
+   * @return the timeout, or empty
+   */
+  String executionTimeout() default "";
 }

@@ -99,11 +99,19 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
       decorated = Objects.requireNonNull(d.decorate(spec.queue(), decorated), "decorated handler");
     }
     try {
-      return Worker.builder(queue, spec.queue(), decorated)
-          .threads(spec.threads())
-          .lease(duration(spec.lease(), properties.workers().lease()))
-          .shutdownTimeout(duration(spec.shutdownTimeout(), properties.workers().shutdownTimeout()))
-          .build();
+      Worker.Builder b =
+          Worker.builder(queue, spec.queue(), decorated)
+              .threads(spec.threads())
+              .lease(duration(spec.lease(), properties.workers().lease()))
+              .shutdownTimeout(
+                  duration(spec.shutdownTimeout(), properties.workers().shutdownTimeout()));
+      if (spec.prefetch() != -1) {
+        b.prefetch(spec.prefetch());
+      }
+      if (!spec.executionTimeout().isEmpty()) {
+        b.executionTimeout(DurationStyle.detectAndParse(spec.executionTimeout()));
+      }
+      return b.build();
     } catch (IllegalArgumentException | NullPointerException e) {
       // DurationStyle's refusal of a bad duration is an IllegalArgumentException too
       throw new IllegalStateException(
