@@ -846,7 +846,10 @@ public final class Worker implements AutoCloseable {
      * it measured over the last tenths of a second. Fast jobs are then claimed, and with {@link
      * Job#completeLater} acknowledged, many to a transaction, while a claimed job waits for a
      * thread about 50 ms at most; slow jobs are claimed a few at a time, the rest of a backlog left
-     * to other workers. Setting a prefetch fixes it.
+     * to other workers. Setting a prefetch fixes it. Every claimed job's payload is in memory until
+     * it is settled: with inline payloads near the canonicalizer's limit (1 MiB by default), set a
+     * prefetch, or send the bodies with {@link JobQueue#sendLarge}, which are read only when the
+     * handler asks.
      *
      * @param prefetch between 0 and 1,000
      * @return this builder
