@@ -30,16 +30,18 @@ import java.util.concurrent.atomic.LongAdder;
  * against two raw JDBC loops doing the same SQL on the same kind of file, counted as the total
  * steps of all caller threads over one shared clock (not JMH's sum of per-thread rates).
  *
- * <p>Systems: <b>OnceOnly</b> (each caller thread calls the step with keys of its own), the <b>raw
- * per-step loop</b> ({@link ReceiptBenchmark.RawLoop}: every caller thread on a connection of its
- * own, {@code BEGIN IMMEDIATE; SELECT receipt; INSERT effect; INSERT receipt; COMMIT}, meeting the
- * others at SQLite's file lock under {@code busy_timeout}), and the <b>raw batched-savepoint
- * loop</b> (one thread, one connection, {@value #BATCH} steps to a transaction, each step the same
- * SQL inside a {@code SAVEPOINT}/{@code RELEASE} of its own: the ceiling a group commit could
- * reach). Cases: new keys with 8 and with 32 caller threads, and repeated keys (a key drawn at
- * random from {@code hotKeys} receipts stored before the clock starts) with 4. Every run has a
- * fresh SQLite file in WAL mode with {@code synchronous=FULL}, the library opened as {@link
- * ReceiptBenchmark} opens it ({@link BenchDb#open}).
+ * <p>Systems: <b>OnceOnly</b> (each caller thread calls the step with keys of its own), OnceOnly's
+ * <b>batch form</b> (one thread joining {@value #BATCH} steps to one {@code inTransaction}, each
+ * under its own savepoint, for a caller with many steps at once), the <b>raw per-step loop</b>
+ * ({@link ReceiptBenchmark.RawLoop}: every caller thread on a connection of its own, {@code BEGIN
+ * IMMEDIATE; SELECT receipt; INSERT effect; INSERT receipt; COMMIT}, meeting the others at SQLite's
+ * file lock under {@code busy_timeout}), and the <b>raw batched-savepoint loop</b> (one thread, one
+ * connection, {@value #BATCH} steps to a transaction, each step the same SQL inside a {@code
+ * SAVEPOINT}/{@code RELEASE} of its own: the ceiling a group commit could reach). Cases: new keys
+ * with 8 and with 32 caller threads, and repeated keys (a key drawn at random from {@code hotKeys}
+ * receipts stored before the clock starts) with 4. Every run has a fresh SQLite file in WAL mode
+ * with {@code synchronous=FULL}, the library opened as {@link ReceiptBenchmark} opens it ({@link
+ * BenchDb#open}).
  *
  * <p>A run: the caller threads are started and wait behind one start gate; the clock starts when
  * the gate opens and stops when the stop flag is raised {@code seconds} later, and the steps that
@@ -74,6 +76,9 @@ public final class ReceiptsBenchMain {
 
   enum Sys {
     ONCEONLY("OnceOnly execute", OnceOnly.DEFAULT_TABLE_PREFIX + "receipts"),
+    ONCEONLY_BATCH(
+        "OnceOnly execute, " + BATCH + " joined in one inTransaction (1 thread)",
+        OnceOnly.DEFAULT_TABLE_PREFIX + "receipts"),
     RAW("raw JDBC per-step loop", "raw_receipts"),
     BATCHED("raw JDBC batched savepoints (" + BATCH + "/tx, 1 thread)", "raw_receipts");
 
@@ -291,11 +296,11 @@ public final class ReceiptsBenchMain {
         if (!c.newKeys()) {
           prefill(file, once, sys, hotKeys);
         }
-        if (sys != Sys.ONCEONLY) {
+        if (sys != Sys.ONCEONLY && sys != Sys.ONCEONLY_BATCH) {
           once.close();
           once = null;
         }
-        int threads = sys == Sys.BATCHED ? 1 : c.threads();
+        int threads = sys == Sys.BATCHED || sys == Sys.ONCEONLY_BATCH ? 1 : c.threads();
         return measure(file, once, c, sys, threads, seconds, hotKeys);
       } finally {
         if (once != null) {
@@ -311,7 +316,7 @@ public final class ReceiptsBenchMain {
   private static void prefill(Path file, OnceOnly once, Sys sys, int hotKeys) throws Exception {
     try (Connection c = BenchDb.raw(file, SYNC)) {
       c.setAutoCommit(false);
-      if (sys == Sys.ONCEONLY) {
+      if (sys == Sys.ONCEONLY || sys == Sys.ONCEONLY_BATCH) {
         for (int i = 0; i < hotKeys; i++) {
           Outcome<Integer> o =
               once.receipts()
@@ -341,6 +346,7 @@ public final class ReceiptsBenchMain {
       Path file, OnceOnly once, Case c, Sys sys, String scope, int hotKeys) throws SQLException {
     return switch (sys) {
       case ONCEONLY -> new OnceOnlyStepper(once, scope, c.newKeys(), hotKeys);
+      case ONCEONLY_BATCH -> new OnceOnlyBatchStepper(once, scope, c.newKeys(), hotKeys);
       case RAW -> new RawStepper(BenchDb.raw(file, SYNC), scope, c.newKeys(), hotKeys);
       case BATCHED -> new BatchedStepper(BenchDb.raw(file, SYNC), scope, c.newKeys(), hotKeys);
     };
@@ -480,6 +486,56 @@ public final class ReceiptsBenchMain {
         }
       }
       return 1;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /**
+   * OnceOnly's batch form for a caller with many steps at once: {@value #BATCH} steps joined to one
+   * {@code inTransaction}, each under its own savepoint, one commit for all of them.
+   */
+  static final class OnceOnlyBatchStepper implements Stepper {
+    final OnceOnly once;
+    final String scope;
+    final boolean newKeys;
+    final int hotKeys;
+    int next;
+
+    OnceOnlyBatchStepper(OnceOnly once, String scope, boolean newKeys, int hotKeys) {
+      this.once = once;
+      this.scope = scope;
+      this.newKeys = newKeys;
+      this.hotKeys = hotKeys;
+    }
+
+    @Override
+    public int step() throws SQLException {
+      return once.inTransaction(
+          tx -> {
+            for (int i = 0; i < BATCH; i++) {
+              String s = newKeys ? scope : "hot";
+              String key =
+                  newKeys ? "k" + next++ : "k" + ThreadLocalRandom.current().nextInt(hotKeys);
+              int arg = newKeys ? next : Integer.parseInt(key.substring(1));
+              Outcome<Integer> o =
+                  once.receipts()
+                      .execute(
+                          tx,
+                          IntentKey.of(s, key),
+                          "touch",
+                          Map.of("i", arg),
+                          Integer.class,
+                          c -> ReceiptBenchmark.effect(c, s, key, 1));
+              boolean expected =
+                  newKeys ? o instanceof Outcome.Created : o instanceof Outcome.Repeated;
+              if (!expected) {
+                throw new IllegalStateException(s + "/" + key + " answered " + o);
+              }
+            }
+            return BATCH;
+          });
     }
 
     @Override
