@@ -28,6 +28,9 @@ public final class Job {
   private volatile Effect<?, ?> later;
   private volatile boolean handedOver;
 
+  /** When the lease was taken or last renewed, on this JVM's monotonic clock. */
+  private volatile long leasedAt = System.nanoTime();
+
   Job(Delivery delivery, JobQueue queue) {
     this.delivery = Objects.requireNonNull(delivery, "delivery");
     this.queue = queue;
@@ -51,6 +54,12 @@ public final class Job {
 
   void renewed(Lease l) {
     lease.set(l);
+    leasedAt = System.nanoTime();
+  }
+
+  /** {@return when the lease was taken or last renewed, in {@link System#nanoTime()} units} */
+  long leasedAt() {
+    return leasedAt;
   }
 
   /**
