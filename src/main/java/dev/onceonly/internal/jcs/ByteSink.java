@@ -1,15 +1,22 @@
 package dev.onceonly.internal.jcs;
 
+import com.fasterxml.jackson.core.io.NumberOutput;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
 
 /** A growable byte buffer that writes JSON strings as RFC 8785 wants them. Not thread-safe. */
 final class ByteSink {
-  private static final byte[] HEX =
-      "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
   private byte[] bytes;
   private int size;
+
+  /** The characters of the string being written; see {@link #writeString}. */
+  private char[] chars = new char[64];
+
+  /** The digits of the number being written, made on first use; see {@link #digitScratch}. */
+  private byte[] digits;
 
   ByteSink(int capacity) {
     bytes = new byte[Math.max(16, capacity)];
@@ -61,17 +68,26 @@ final class ByteSink {
    * are escaped, with the short forms where JSON has them and a six-character escape with lowercase
    * hex digits otherwise. Checks surrogates as it goes (RFC 7493 section 2.1).
    *
+   * <p>The characters are first copied into a reused array: {@code String.getChars} is one bulk
+   * copy, and the loop over a plain array is then much cheaper than {@code charAt}, which checks
+   * the index and the string's coder for every character (Jackson's own writer does the same).
+   *
    * @return -1, or the index of the first unpaired surrogate, in which case nothing is written
    */
   int writeString(String s) {
     int n = s.length();
+    if (chars.length < n) {
+      chars = new char[Math.max(n, chars.length * 2)];
+    }
+    char[] cs = chars;
+    s.getChars(0, n, cs, 0);
     int start = size;
     ensure(n * 3 + 2);
     byte[] b = bytes;
     int p = size;
     b[p++] = '"';
     for (int i = 0; i < n; i++) {
-      char c = s.charAt(i);
+      char c = cs[i];
       if (c < 0x80) {
         if (c >= 0x20 && c != '"' && c != '\\') {
           b[p++] = (byte) c;
@@ -89,10 +105,8 @@ final class ByteSink {
         b[p++] = (byte) (0xE0 | (c >> 12));
         b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
         b[p++] = (byte) (0x80 | (c & 0x3F));
-      } else if (Character.isHighSurrogate(c)
-          && i + 1 < n
-          && Character.isLowSurrogate(s.charAt(i + 1))) {
-        int cp = Character.toCodePoint(c, s.charAt(++i));
+      } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(cs[i + 1])) {
+        int cp = Character.toCodePoint(c, cs[++i]);
         b[p++] = (byte) (0xF0 | (cp >> 18));
         b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
         b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
@@ -109,29 +123,40 @@ final class ByteSink {
 
   /** Writes an int in decimal, which is its ECMAScript form (RFC 8785 section 3.2.2.3). */
   void writeInt(int value) {
-    if (value == Integer.MIN_VALUE) {
-      writeAscii("-2147483648"); // its magnitude has no int
-      return;
-    }
     ensure(11);
-    if (value < 0) {
-      bytes[size++] = '-';
-      value = -value;
-    }
-    int digits = digits(value);
-    for (int p = size + digits - 1; p >= size; p--) {
-      bytes[p] = (byte) ('0' + value % 10);
-      value /= 10;
-    }
-    size += digits;
+    size = NumberOutput.outputInt(value, bytes, size);
   }
 
-  private static int digits(int nonNegative) {
-    int digits = 1;
-    for (int limit = 10; digits < 10 && nonNegative >= limit; limit *= 10) {
-      digits++;
+  /**
+   * Writes a long in decimal: the ECMAScript form of a number whose magnitude is below 2^53 (above,
+   * the double nearest the long must be printed instead; see {@link EcmaNumbers}).
+   */
+  void writeLong(long value) {
+    ensure(20);
+    size = NumberOutput.outputLong(value, bytes, size);
+  }
+
+  /** Writes {@code count} ASCII zeros. */
+  void writeZeros(int count) {
+    ensure(count);
+    Arrays.fill(bytes, size, size + count, (byte) '0');
+    size += count;
+  }
+
+  /**
+   * Returns a reused array for the significant digits of one number, which {@link EcmaNumbers}
+   * collects before writing them here: large enough for the 17 digits a double can need.
+   */
+  byte[] digitScratch() {
+    if (digits == null) {
+      digits = new byte[32];
     }
     return digits;
+  }
+
+  /** Returns the bytes written, which must be ASCII, as a String. */
+  String toAsciiString() {
+    return new String(bytes, 0, size, StandardCharsets.US_ASCII);
   }
 
   private void escape(char c) {

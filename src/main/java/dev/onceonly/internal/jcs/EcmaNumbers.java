@@ -2,6 +2,7 @@ package dev.onceonly.internal.jcs;
 
 import com.fasterxml.jackson.core.io.NumberOutput;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Serializes doubles the way ECMAScript's {@code Number.prototype.toString} does, as RFC 8785
@@ -26,39 +27,74 @@ public final class EcmaNumbers {
    * @throws IllegalArgumentException if the value is NaN or infinite
    */
   public static String toString(double value) {
+    ByteSink out = new ByteSink(32);
+    write(value, out);
+    return out.toAsciiString();
+  }
+
+  /**
+   * Writes the ECMAScript form of a finite double, as {@link #toString(double)} returns it, without
+   * building it as a String first: the canonicalizer writes many numbers, and the intermediate
+   * Strings and records cost more than the reshaping itself.
+   *
+   * @param value a finite double
+   * @param out where the number text goes
+   * @throws IllegalArgumentException if the value is NaN or infinite
+   */
+  static void write(double value, ByteSink out) {
     if (!Double.isFinite(value)) {
       throw new IllegalArgumentException("not a finite number: " + value);
     }
-    if (value == 0) {
-      return "0"; // ECMA-262 7.1.12.1 step 2: -0 prints as 0
+    double positive = Math.abs(value);
+    if (value == Math.rint(value) && positive < TWO_POW_53) {
+      // Exact integers below 2^53 are their own shortest digits; -0 prints as 0 (ECMA-262
+      // 7.1.12.1 step 2), which (long) -0.0 == 0 gives.
+      out.writeLong((long) value);
+      return;
     }
-    if (value == Math.rint(value) && Math.abs(value) < TWO_POW_53) {
-      return Long.toString((long) value); // exact integers below 2^53 are their own shortest digits
-    }
-    StringBuilder out = new StringBuilder(26);
     if (value < 0) {
-      out.append('-');
+      out.write((byte) '-');
     }
-    Decimal decimal = shortest(Math.abs(value));
-    format(decimal.digits, decimal.exponent, out);
-    return out.toString();
+    byte[] digits = out.digitScratch();
+    String java = NumberOutput.toString(positive, true);
+    // Parses Java's Double.toString format (123.45 or 1.2345E-7) in one pass: the k significant
+    // digits, and n such that the value is 0.digits * 10^n.
+    int k = 0;
+    int n = 0;
+    boolean afterDot = false;
+    for (int i = 0; i < java.length(); i++) {
+      char c = java.charAt(i);
+      if (c == 'E') {
+        n += Integer.parseInt(java, i + 1, java.length(), 10);
+        break;
+      } else if (c == '.') {
+        afterDot = true;
+      } else if (k == 0 && c == '0') {
+        n -= afterDot ? 1 : 0; // a leading zero after the point shifts the exponent
+      } else {
+        digits[k++] = (byte) c;
+        n += afterDot ? 0 : 1;
+      }
+    }
+    while (k > 1 && digits[k - 1] == '0') {
+      k--;
+    }
+    // Only a subnormal can have a one-digit form that round-trips next to a two-digit one: for a
+    // normal double the two differ by at least 1/99 of the value, the spacing of doubles by 2^-52.
+    if (k == 2 && positive < Double.MIN_NORMAL) {
+      Decimal two = new Decimal(new String(digits, 0, 2, StandardCharsets.US_ASCII), n);
+      Decimal single = singleDigit(positive, two);
+      if (single != null) {
+        digits[0] = (byte) single.digits.charAt(0);
+        k = 1;
+        n = single.exponent;
+      }
+    }
+    format(digits, k, n, out);
   }
 
   /** Digits without leading or trailing zeros; value = 0.digits * 10^exponent. */
   private record Decimal(String digits, int exponent) {}
-
-  private static Decimal shortest(double positive) {
-    Decimal decimal = parse(NumberOutput.toString(positive, true));
-    // Only a subnormal can have a one-digit form that round-trips next to a two-digit one: for a
-    // normal double the two differ by at least 1/99 of the value, the spacing of doubles by 2^-52.
-    if (decimal.digits.length() == 2 && positive < Double.MIN_NORMAL) {
-      Decimal single = singleDigit(positive, decimal);
-      if (single != null) {
-        return single;
-      }
-    }
-    return decimal;
-  }
 
   /** Returns a one-digit decimal that also round-trips (closest if two do), or null. */
   private static Decimal singleDigit(double positive, Decimal two) {
@@ -87,52 +123,30 @@ public final class EcmaNumbers {
     return new BigDecimal("0." + decimal.digits + "E" + decimal.exponent);
   }
 
-  /**
-   * Parses Java's {@code Double.toString} format ({@code 123.45} or {@code 1.2345E-7}) in one pass:
-   * significant digits, and n such that the value is 0.digits * 10^n.
-   */
-  private static Decimal parse(String java) {
-    char[] digits = new char[java.length()];
-    int k = 0;
-    int n = 0;
-    boolean afterDot = false;
-    for (int i = 0; i < java.length(); i++) {
-      char c = java.charAt(i);
-      if (c == 'E') {
-        n += Integer.parseInt(java, i + 1, java.length(), 10);
-        break;
-      } else if (c == '.') {
-        afterDot = true;
-      } else if (k == 0 && c == '0') {
-        n -= afterDot ? 1 : 0; // a leading zero after the point shifts the exponent
-      } else {
-        digits[k++] = c;
-        n += afterDot ? 0 : 1;
-      }
-    }
-    while (k > 1 && digits[k - 1] == '0') {
-      k--;
-    }
-    return new Decimal(new String(digits, 0, k), n);
-  }
-
-  /** ECMA-262 section 7.1.12.1, steps 6 to 10, for k digits and exponent n. */
-  private static void format(String digits, int n, StringBuilder out) {
-    int k = digits.length();
+  /** ECMA-262 section 7.1.12.1, steps 6 to 10, for the k digits and exponent n. */
+  private static void format(byte[] digits, int k, int n, ByteSink out) {
     if (k <= n && n <= 21) {
-      out.append(digits);
-      out.append("0".repeat(n - k));
+      out.write(digits, 0, k);
+      out.writeZeros(n - k);
     } else if (0 < n && n <= 21) {
-      out.append(digits, 0, n).append('.').append(digits, n, k);
+      out.write(digits, 0, n);
+      out.write((byte) '.');
+      out.write(digits, n, k - n);
     } else if (-6 < n && n <= 0) {
-      out.append("0.").append("0".repeat(-n)).append(digits);
+      out.write((byte) '0');
+      out.write((byte) '.');
+      out.writeZeros(-n);
+      out.write(digits, 0, k);
     } else {
       int exp = n - 1;
-      out.append(digits.charAt(0));
+      out.write(digits[0]);
       if (k > 1) {
-        out.append('.').append(digits, 1, k);
+        out.write((byte) '.');
+        out.write(digits, 1, k - 1);
       }
-      out.append('e').append(exp < 0 ? '-' : '+').append(Math.abs(exp));
+      out.write((byte) 'e');
+      out.write((byte) (exp < 0 ? '-' : '+'));
+      out.writeInt(Math.abs(exp));
     }
   }
 }

@@ -359,6 +359,9 @@ public final class Jcs {
     out.write((byte) '}');
   }
 
+  /** Objects with at most this many members are sorted by insertion; see TreeWriter. */
+  private static final int INSERTION_SORT_MAX = 16;
+
   /** Writes one value read from a streaming parser. */
   private final class TextWriter {
     private final JsonParser parser;
@@ -402,7 +405,7 @@ public final class Jcs {
       if (!Double.isFinite(value)) {
         throw numberError(parser.getText(), at(parser));
       }
-      out.writeAscii(EcmaNumbers.toString(value));
+      EcmaNumbers.write(value, out);
     }
 
     private void array(int depth) throws IOException {
@@ -454,6 +457,12 @@ public final class Jcs {
     private String[] names = new String[8];
     private int[] indexes = new int[8];
 
+    /** The sorted members of the objects being written, innermost last; see sortMembers. */
+    @SuppressWarnings("unchecked")
+    private Map.Entry<String, JsonNode>[] entries = new Map.Entry[16];
+
+    private int entryCount;
+
     /** Writes into {@code out}; pointers start with {@code root} ("" or "/arguments"). */
     TreeWriter(ByteSink out, String root) {
       this.out = out;
@@ -495,7 +504,7 @@ public final class Jcs {
       if (!Double.isFinite(value)) {
         throw numberError(node.asText(), pointer(depth));
       }
-      out.writeAscii(EcmaNumbers.toString(value));
+      EcmaNumbers.write(value, out);
     }
 
     private void array(JsonNode node, int depth) {
@@ -518,29 +527,61 @@ public final class Jcs {
       if (depth > maxDepth) {
         throw depthError(pointer(depth));
       }
-      String[] sorted = sortedNames(node);
+      int n = sortMembers(node);
+      // The members sit in entries[from, from + n); nested objects use the slots above them.
+      int from = entryCount - n;
       out.write((byte) '{');
-      for (int i = 0; i < sorted.length; i++) {
+      for (int i = 0; i < n; i++) {
         if (i > 0) {
           out.write((byte) ',');
         }
-        step(depth + 1, sorted[i], 0);
-        string(sorted[i], depth + 1);
+        Map.Entry<String, JsonNode> member = entries[from + i];
+        String name = member.getKey();
+        step(depth + 1, name, 0);
+        string(name, depth + 1);
         out.write((byte) ':');
-        value(node.get(sorted[i]), depth + 1);
+        value(member.getValue(), depth + 1);
       }
+      entryCount = from;
+      Arrays.fill(entries, from, from + n, null); // keep no references to the tree
       out.write((byte) '}');
     }
 
-    /** A tree's names are unique (a map's keys), so sorting them is all RFC 8785 3.2.3 needs. */
-    private String[] sortedNames(JsonNode node) {
-      String[] sorted = new String[node.size()];
-      int i = 0;
-      for (Map.Entry<String, JsonNode> member : node.properties()) {
-        sorted[i++] = member.getKey();
+    /**
+     * Pushes the members of an object onto {@link #entries}, sorted by name, and returns how many
+     * there are. A tree's names are unique (a map's keys), so sorting them is all RFC 8785 3.2.3
+     * needs; String order is UTF-16 code unit order. The entries carry the values, so no member is
+     * looked up again by name. One array serves the whole tree, as a stack, so no object needs its
+     * own.
+     */
+    private int sortMembers(JsonNode node) {
+      int n = node.size();
+      int from = entryCount;
+      if (from + n > entries.length) {
+        entries = Arrays.copyOf(entries, Math.max(entries.length * 2, from + n));
       }
-      Arrays.sort(sorted); // String order is UTF-16 code unit order
-      return sorted;
+      Map.Entry<String, JsonNode>[] e = entries;
+      int end = from;
+      for (Map.Entry<String, JsonNode> member : node.properties()) {
+        e[end++] = member;
+      }
+      if (n <= INSERTION_SORT_MAX) {
+        // Most objects are small, where an insertion sort beats Arrays.sort's set-up.
+        for (int i = from + 1; i < end; i++) {
+          Map.Entry<String, JsonNode> member = e[i];
+          String name = member.getKey();
+          int j = i - 1;
+          while (j >= from && e[j].getKey().compareTo(name) > 0) {
+            e[j + 1] = e[j];
+            j--;
+          }
+          e[j + 1] = member;
+        }
+      } else {
+        Arrays.sort(e, from, end, Map.Entry.comparingByKey());
+      }
+      entryCount = end;
+      return n;
     }
 
     /** Records that the value at {@code depth} is member {@code name}, or element {@code index}. */
