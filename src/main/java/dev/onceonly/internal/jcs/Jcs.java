@@ -463,6 +463,9 @@ public final class Jcs {
 
     private int entryCount;
 
+    /** The prefix keys of the entries being sorted, at the same indexes; see prefixKey. */
+    private long[] keys = new long[16];
+
     /** Writes into {@code out}; pointers start with {@code root} ("" or "/arguments"). */
     TreeWriter(ByteSink out, String root) {
       this.out = out;
@@ -542,8 +545,7 @@ public final class Jcs {
         out.write((byte) ':');
         value(member.getValue(), depth + 1);
       }
-      entryCount = from;
-      Arrays.fill(entries, from, from + n, null); // keep no references to the tree
+      entryCount = from; // the slots are not cleared: the writer, and the array, live for one call
       out.write((byte) '}');
     }
 
@@ -566,22 +568,48 @@ public final class Jcs {
         e[end++] = member;
       }
       if (n <= INSERTION_SORT_MAX) {
-        // Most objects are small, where an insertion sort beats Arrays.sort's set-up.
+        // Most objects are small, where an insertion sort beats Arrays.sort's set-up. Names are
+        // compared by a prefix key first, a long compare, and by compareTo only when keys tie.
+        if (end > keys.length) {
+          keys = Arrays.copyOf(keys, entries.length);
+        }
+        long[] k = keys;
+        for (int i = from; i < end; i++) {
+          k[i] = prefixKey(e[i].getKey());
+        }
         for (int i = from + 1; i < end; i++) {
           Map.Entry<String, JsonNode> member = e[i];
+          long key = k[i];
           String name = member.getKey();
           int j = i - 1;
-          while (j >= from && e[j].getKey().compareTo(name) > 0) {
+          while (j >= from && (k[j] > key || (k[j] == key && e[j].getKey().compareTo(name) > 0))) {
             e[j + 1] = e[j];
+            k[j + 1] = k[j];
             j--;
           }
           e[j + 1] = member;
+          k[j + 1] = key;
         }
       } else {
         Arrays.sort(e, from, end, Map.Entry.comparingByKey());
       }
       entryCount = end;
       return n;
+    }
+
+    /**
+     * The first three UTF-16 code units of a name in one long, 16 bits each, a missing unit as 0.
+     * If two keys differ, the names compare as their keys do: at the first unit where the keys
+     * differ, either both names have a unit, or the name that has none is the shorter and a prefix
+     * of the other. If the keys are equal, nothing is known, and the names must be compared.
+     */
+    private static long prefixKey(String name) {
+      int n = name.length();
+      long key = 0;
+      for (int i = 0; i < 3; i++) {
+        key = (key << 16) | (i < n ? name.charAt(i) : 0);
+      }
+      return key;
     }
 
     /** Records that the value at {@code depth} is member {@code name}, or element {@code index}. */
