@@ -26,9 +26,6 @@ final class ByteSink {
   private byte[] bytes;
   private int size;
 
-  /** The characters of the string being written; see {@link #writeString}. */
-  private char[] chars = new char[64];
-
   /** The digits of the number being written, made on first use; see {@link #digitScratch}. */
   private byte[] digits;
 
@@ -82,26 +79,30 @@ final class ByteSink {
    * are escaped, with the short forms where JSON has them and a six-character escape with lowercase
    * hex digits otherwise. Checks surrogates as it goes (RFC 7493 section 2.1).
    *
-   * <p>The characters are first copied into a reused array: {@code String.getChars} is one bulk
-   * copy, and the loop over a plain array is then much cheaper than {@code charAt}, which checks
-   * the index and the string's coder for every character (Jackson's own writer does the same).
+   * <p>Most strings are mostly ASCII that needs no escape, so a tight loop copies the leading run
+   * of those, one byte each, as Jackson's own writer does; the general loop takes over at the first
+   * other character.
    *
    * @return -1, or the index of the first unpaired surrogate, in which case nothing is written
    */
   int writeString(String s) {
     int n = s.length();
-    if (chars.length < n) {
-      chars = new char[Math.max(n, chars.length * 2)];
-    }
-    char[] cs = chars;
-    s.getChars(0, n, cs, 0);
     int start = size;
     ensure(n * 3 + 2);
     byte[] b = bytes;
     int p = size;
     b[p++] = '"';
-    for (int i = 0; i < n; i++) {
-      char c = cs[i];
+    int i = 0;
+    while (i < n) {
+      char c = s.charAt(i);
+      if (c >= 0x80 || ESCAPED[c]) {
+        break;
+      }
+      b[p++] = (byte) c;
+      i++;
+    }
+    for (; i < n; i++) {
+      char c = s.charAt(i);
       if (c < 0x80) {
         if (!ESCAPED[c]) {
           b[p++] = (byte) c;
@@ -119,8 +120,10 @@ final class ByteSink {
         b[p++] = (byte) (0xE0 | (c >> 12));
         b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
         b[p++] = (byte) (0x80 | (c & 0x3F));
-      } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(cs[i + 1])) {
-        int cp = Character.toCodePoint(c, cs[++i]);
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < n
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        int cp = Character.toCodePoint(c, s.charAt(++i));
         b[p++] = (byte) (0xF0 | (cp >> 18));
         b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
         b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));

@@ -55,7 +55,9 @@ public final class EcmaNumbers {
     if (value < 0) {
       out.write((byte) '-');
     }
-    if (writeFewDecimals(positive, out)) {
+    if (positive < TWO_POW_53
+        ? writeFewDecimals(positive, out)
+        : writeLargeInteger(positive, out)) {
       return;
     }
     byte[] digits = out.digitScratch();
@@ -134,6 +136,55 @@ public final class EcmaNumbers {
       }
     }
     return false;
+  }
+
+  /** 2^63, the first double that is not below any long. */
+  private static final double TWO_POW_63 = 0x1p63;
+
+  /**
+   * Writes a double from 2^53 to 2^63, an integer that a long holds but whose last digits are not
+   * significant (large ids, longs above 2^53 in a tree), without the general shortest-digits
+   * search, and returns whether it did.
+   *
+   * <p>Why this gives the digits ECMAScript prints: the value is an integer below 10^21, printed as
+   * its significant digits followed by zeros (ECMA-262 7.1.12.1 step 6). Fewest significant digits
+   * means the largest e such that some multiple of 10^e rounds to the value; the multiple nearest
+   * the value (an even quotient when two are as near, as step 5 breaks ties) is then the one to
+   * print. Except at a power of two, which is left to the general path, the values rounding to a
+   * double lie symmetrically around it, so if a multiple of 10^(e+1) rounds to it, so does the
+   * nearest multiple of 10^e (it is at least as near): trying e = 1, 2, ... and stopping at the
+   * first that fails finds the largest. The long to double conversion rounds as parsing does, to
+   * nearest, ties to even.
+   */
+  private static boolean writeLargeInteger(double positive, ByteSink out) {
+    if (positive >= TWO_POW_63) {
+      return false;
+    }
+    long value = (long) positive; // exact: every double from 2^53 up is an integer
+    if ((value & (value - 1)) == 0) {
+      return false; // a power of two: the values rounding to it lie closer below than above
+    }
+    long digits = value;
+    int zeros = 0;
+    long unit = 10;
+    for (int e = 1; e <= 18; e++, unit *= 10) {
+      long remainder = value % unit;
+      long lower = value - remainder;
+      long half = unit / 2;
+      boolean up = remainder > half || (remainder == half && ((lower / unit) & 1) == 1);
+      if (up && lower > Long.MAX_VALUE - unit) {
+        return false; // the multiple above is no long; rare enough for the general path
+      }
+      long nearest = up ? lower + unit : lower;
+      if ((double) nearest != positive) {
+        break;
+      }
+      digits = nearest / unit;
+      zeros = e;
+    }
+    out.writeLong(digits);
+    out.writeZeros(zeros);
+    return true;
   }
 
   /**

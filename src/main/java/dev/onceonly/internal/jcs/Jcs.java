@@ -459,12 +459,12 @@ public final class Jcs {
 
     /** The sorted members of the objects being written, innermost last; see sortMembers. */
     @SuppressWarnings("unchecked")
-    private Map.Entry<String, JsonNode>[] entries = new Map.Entry[16];
+    private Map.Entry<String, JsonNode>[] entries = new Map.Entry[64];
 
     private int entryCount;
 
     /** The prefix keys of the entries being sorted, at the same indexes; see prefixKey. */
-    private long[] keys = new long[16];
+    private long[] keys = new long[64];
 
     /** Writes into {@code out}; pointers start with {@code root} ("" or "/arguments"). */
     TreeWriter(ByteSink out, String root) {
