@@ -362,6 +362,11 @@ public final class Jcs {
   /** Objects with at most this many members are sorted by insertion; see TreeWriter. */
   private static final int INSERTION_SORT_MAX = 16;
 
+  /** The low bits of a TreeWriter order slot, which hold a member's index: enough for 16. */
+  private static final int INDEX_BITS = 4;
+
+  private static final long INDEX_MASK = (1 << INDEX_BITS) - 1;
+
   /** Writes one value read from a streaming parser. */
   private final class TextWriter {
     private final JsonParser parser;
@@ -463,8 +468,8 @@ public final class Jcs {
 
     private int entryCount;
 
-    /** The prefix keys of the entries being sorted, at the same indexes; see prefixKey. */
-    private long[] keys = new long[64];
+    /** The sorted order of the entries, at the same indexes; see sortMembers. */
+    private long[] order = new long[64];
 
     /** Writes into {@code out}; pointers start with {@code root} ("" or "/arguments"). */
     TreeWriter(ByteSink out, String root) {
@@ -531,70 +536,97 @@ public final class Jcs {
         throw depthError(pointer(depth));
       }
       int n = sortMembers(node);
-      // The members sit in entries[from, from + n); nested objects use the slots above them.
+      // The members sit in entries[from, from + n), for a small object in the order that
+      // order[from, from + n) gives; nested objects use the slots above them.
       int from = entryCount - n;
       out.write((byte) '{');
       for (int i = 0; i < n; i++) {
         if (i > 0) {
           out.write((byte) ',');
         }
-        Map.Entry<String, JsonNode> member = entries[from + i];
+        int index = n <= INSERTION_SORT_MAX ? (int) (order[from + i] & INDEX_MASK) : i;
+        Map.Entry<String, JsonNode> member = entries[from + index];
         String name = member.getKey();
         step(depth + 1, name, 0);
         string(name, depth + 1);
         out.write((byte) ':');
         value(member.getValue(), depth + 1);
       }
-      entryCount = from; // the slots are not cleared: the writer, and the array, live for one call
+      entryCount = from; // the slots are not cleared: the writer, and the arrays, live for one call
       out.write((byte) '}');
     }
 
     /**
-     * Pushes the members of an object onto {@link #entries}, sorted by name, and returns how many
-     * there are. A tree's names are unique (a map's keys), so sorting them is all RFC 8785 3.2.3
+     * Pushes the members of an object onto {@link #entries} and returns how many there are: a small
+     * object's in the tree's order, with their sorted order in {@link #order}, a large one's sorted
+     * in place. A tree's names are unique (a map's keys), so sorting them is all RFC 8785 3.2.3
      * needs; String order is UTF-16 code unit order. The entries carry the values, so no member is
-     * looked up again by name. One array serves the whole tree, as a stack, so no object needs its
-     * own.
+     * looked up again by name. One pair of arrays serves the whole tree, as a stack, so no object
+     * needs its own.
+     *
+     * <p>Most objects are small. For those, each member gets one long: its name's {@link
+     * #prefixKey} above, its index among the members in the low {@link #INDEX_BITS} bits. An
+     * insertion sort of these longs orders the members by prefix, moving no references (each
+     * reference stored costs the garbage collector's write barrier); only the runs whose prefixes
+     * tie are then ordered by {@code compareTo}.
      */
     private int sortMembers(JsonNode node) {
       int n = node.size();
       int from = entryCount;
-      if (from + n > entries.length) {
-        entries = Arrays.copyOf(entries, Math.max(entries.length * 2, from + n));
+      int end = from + n;
+      if (end > entries.length) {
+        int capacity = Math.max(entries.length * 2, end);
+        entries = Arrays.copyOf(entries, capacity);
+        order = Arrays.copyOf(order, capacity);
       }
       Map.Entry<String, JsonNode>[] e = entries;
-      int end = from;
+      long[] o = order;
+      int i = from;
       for (Map.Entry<String, JsonNode> member : node.properties()) {
-        e[end++] = member;
+        e[i++] = member;
       }
       if (n <= INSERTION_SORT_MAX) {
-        // Most objects are small, where an insertion sort beats Arrays.sort's set-up. Names are
-        // compared by a prefix key first, a long compare, and by compareTo only when keys tie.
-        if (end > keys.length) {
-          keys = Arrays.copyOf(keys, entries.length);
+        for (i = 0; i < n; i++) {
+          o[from + i] = (prefixKey(e[from + i].getKey()) << INDEX_BITS) | i;
         }
-        long[] k = keys;
-        for (int i = from; i < end; i++) {
-          k[i] = prefixKey(e[i].getKey());
-        }
-        for (int i = from + 1; i < end; i++) {
-          Map.Entry<String, JsonNode> member = e[i];
-          long key = k[i];
-          String name = member.getKey();
+        for (i = from + 1; i < end; i++) {
+          long member = o[i];
           int j = i - 1;
-          while (j >= from && (k[j] > key || (k[j] == key && e[j].getKey().compareTo(name) > 0))) {
-            e[j + 1] = e[j];
-            k[j + 1] = k[j];
-            j--;
+          for (; j >= from && o[j] > member; j--) {
+            o[j + 1] = o[j];
           }
-          e[j + 1] = member;
-          k[j + 1] = key;
+          o[j + 1] = member;
         }
+        orderTies(from, end);
       } else {
-        Arrays.sort(e, from, end, Map.Entry.comparingByKey());
+        Arrays.sort(e, from, end, Map.Entry.comparingByKey()); // the entries, in place
       }
       entryCount = end;
       return n;
+    }
+
+    /**
+     * Orders by name, with {@code compareTo}, each run of {@link #order}[from, end) whose prefix
+     * keys are equal: the prefix sort left such a run in index order, which says nothing.
+     */
+    private void orderTies(int from, int end) {
+      long[] o = order;
+      for (int i = from + 1; i < end; i++) {
+        if ((o[i] >>> INDEX_BITS) != (o[i - 1] >>> INDEX_BITS)) {
+          continue;
+        }
+        long member = o[i];
+        String name = entries[from + (int) (member & INDEX_MASK)].getKey();
+        int j = i - 1;
+        for (;
+            j >= from
+                && (o[j] >>> INDEX_BITS) == (member >>> INDEX_BITS)
+                && entries[from + (int) (o[j] & INDEX_MASK)].getKey().compareTo(name) > 0;
+            j--) {
+          o[j + 1] = o[j];
+        }
+        o[j + 1] = member;
+      }
     }
 
     /**
