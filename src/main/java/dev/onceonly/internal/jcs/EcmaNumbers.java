@@ -8,11 +8,14 @@ import java.nio.charset.StandardCharsets;
  * Serializes doubles the way ECMAScript's {@code Number.prototype.toString} does, as RFC 8785
  * section 3.2.2.3 requires.
  *
- * <p>The shortest round-trip digits come from jackson-core's Schubfach writer; this class only
- * reshapes them. One correction is needed: Java's {@code Double.toString} contract, which Schubfach
- * follows, may return two digits where one already round-trips (it prints {@code 4.9E-324} for the
- * smallest subnormal), while ECMAScript always takes the fewest digits (section 7.1.12.1 of
- * ECMA-262, step 5: {@code k} as small as possible).
+ * <p>Three kinds of doubles, most of those in real arguments, get their digits here directly:
+ * integers below 2^53, decimals with at most three fractional digits, and integers from 2^53 to
+ * 2^63 (see {@link #writeFewDecimals} and {@link #writeLargeInteger} for why the digits are the
+ * same). The shortest round-trip digits of the others come from jackson-core's Schubfach writer,
+ * which this class reshapes. One correction is needed: Java's {@code Double.toString} contract,
+ * which Schubfach follows, may return two digits where one already round-trips (it prints {@code
+ * 4.9E-324} for the smallest subnormal), while ECMAScript always takes the fewest digits (section
+ * 7.1.12.1 of ECMA-262, step 5: {@code k} as small as possible).
  */
 public final class EcmaNumbers {
   private static final double TWO_POW_53 = 9007199254740992.0;
