@@ -359,6 +359,14 @@ public final class Jcs {
     out.write((byte) '}');
   }
 
+  /** Objects with at most this many members are sorted by insertion; see TreeWriter. */
+  private static final int INSERTION_SORT_MAX = 16;
+
+  /** The low bits of a TreeWriter order slot, which hold a member's index: enough for 16. */
+  private static final int INDEX_BITS = 4;
+
+  private static final long INDEX_MASK = (1 << INDEX_BITS) - 1;
+
   /** Writes one value read from a streaming parser. */
   private final class TextWriter {
     private final JsonParser parser;
@@ -402,7 +410,7 @@ public final class Jcs {
       if (!Double.isFinite(value)) {
         throw numberError(parser.getText(), at(parser));
       }
-      out.writeAscii(EcmaNumbers.toString(value));
+      EcmaNumbers.write(value, out);
     }
 
     private void array(int depth) throws IOException {
@@ -454,6 +462,15 @@ public final class Jcs {
     private String[] names = new String[8];
     private int[] indexes = new int[8];
 
+    /** The sorted members of the objects being written, innermost last; see sortMembers. */
+    @SuppressWarnings("unchecked")
+    private Map.Entry<String, JsonNode>[] entries = new Map.Entry[64];
+
+    private int entryCount;
+
+    /** The sorted order of the entries, at the same indexes; see sortMembers. */
+    private long[] order = new long[64];
+
     /** Writes into {@code out}; pointers start with {@code root} ("" or "/arguments"). */
     TreeWriter(ByteSink out, String root) {
       this.out = out;
@@ -495,7 +512,7 @@ public final class Jcs {
       if (!Double.isFinite(value)) {
         throw numberError(node.asText(), pointer(depth));
       }
-      out.writeAscii(EcmaNumbers.toString(value));
+      EcmaNumbers.write(value, out);
     }
 
     private void array(JsonNode node, int depth) {
@@ -518,29 +535,113 @@ public final class Jcs {
       if (depth > maxDepth) {
         throw depthError(pointer(depth));
       }
-      String[] sorted = sortedNames(node);
+      int n = sortMembers(node);
+      // The members sit in entries[from, from + n), for a small object in the order that
+      // order[from, from + n) gives; nested objects use the slots above them.
+      int from = entryCount - n;
       out.write((byte) '{');
-      for (int i = 0; i < sorted.length; i++) {
+      for (int i = 0; i < n; i++) {
         if (i > 0) {
           out.write((byte) ',');
         }
-        step(depth + 1, sorted[i], 0);
-        string(sorted[i], depth + 1);
+        int index = n <= INSERTION_SORT_MAX ? (int) (order[from + i] & INDEX_MASK) : i;
+        Map.Entry<String, JsonNode> member = entries[from + index];
+        String name = member.getKey();
+        step(depth + 1, name, 0);
+        string(name, depth + 1);
         out.write((byte) ':');
-        value(node.get(sorted[i]), depth + 1);
+        value(member.getValue(), depth + 1);
       }
+      entryCount = from; // the slots are not cleared: the writer, and the arrays, live for one call
       out.write((byte) '}');
     }
 
-    /** A tree's names are unique (a map's keys), so sorting them is all RFC 8785 3.2.3 needs. */
-    private String[] sortedNames(JsonNode node) {
-      String[] sorted = new String[node.size()];
-      int i = 0;
-      for (Map.Entry<String, JsonNode> member : node.properties()) {
-        sorted[i++] = member.getKey();
+    /**
+     * Pushes the members of an object onto {@link #entries} and returns how many there are: a small
+     * object's in the tree's order, with their sorted order in {@link #order}, a large one's sorted
+     * in place. A tree's names are unique (a map's keys), so sorting them is all RFC 8785 3.2.3
+     * needs; String order is UTF-16 code unit order. The entries carry the values, so no member is
+     * looked up again by name. One pair of arrays serves the whole tree, as a stack, so no object
+     * needs its own.
+     *
+     * <p>Most objects are small. For those, each member gets one long: its name's {@link
+     * #prefixKey} above, its index among the members in the low {@link #INDEX_BITS} bits. An
+     * insertion sort of these longs orders the members by prefix, moving no references (each
+     * reference stored costs the garbage collector's write barrier); only the runs whose prefixes
+     * tie are then ordered by {@code compareTo}.
+     */
+    private int sortMembers(JsonNode node) {
+      int n = node.size();
+      int from = entryCount;
+      int end = from + n;
+      if (end > entries.length) {
+        int capacity = Math.max(entries.length * 2, end);
+        entries = Arrays.copyOf(entries, capacity);
+        order = Arrays.copyOf(order, capacity);
       }
-      Arrays.sort(sorted); // String order is UTF-16 code unit order
-      return sorted;
+      Map.Entry<String, JsonNode>[] e = entries;
+      long[] o = order;
+      int i = from;
+      for (Map.Entry<String, JsonNode> member : node.properties()) {
+        e[i++] = member;
+      }
+      if (n <= INSERTION_SORT_MAX) {
+        for (i = 0; i < n; i++) {
+          o[from + i] = (prefixKey(e[from + i].getKey()) << INDEX_BITS) | i;
+        }
+        for (i = from + 1; i < end; i++) {
+          long member = o[i];
+          int j = i - 1;
+          for (; j >= from && o[j] > member; j--) {
+            o[j + 1] = o[j];
+          }
+          o[j + 1] = member;
+        }
+        orderTies(from, end);
+      } else {
+        Arrays.sort(e, from, end, Map.Entry.comparingByKey()); // the entries, in place
+      }
+      entryCount = end;
+      return n;
+    }
+
+    /**
+     * Orders by name, with {@code compareTo}, each run of {@link #order}[from, end) whose prefix
+     * keys are equal: the prefix sort left such a run in index order, which says nothing.
+     */
+    private void orderTies(int from, int end) {
+      long[] o = order;
+      for (int i = from + 1; i < end; i++) {
+        if ((o[i] >>> INDEX_BITS) != (o[i - 1] >>> INDEX_BITS)) {
+          continue;
+        }
+        long member = o[i];
+        String name = entries[from + (int) (member & INDEX_MASK)].getKey();
+        int j = i - 1;
+        for (;
+            j >= from
+                && (o[j] >>> INDEX_BITS) == (member >>> INDEX_BITS)
+                && entries[from + (int) (o[j] & INDEX_MASK)].getKey().compareTo(name) > 0;
+            j--) {
+          o[j + 1] = o[j];
+        }
+        o[j + 1] = member;
+      }
+    }
+
+    /**
+     * The first three UTF-16 code units of a name in one long, 16 bits each, a missing unit as 0.
+     * If two keys differ, the names compare as their keys do: at the first unit where the keys
+     * differ, either both names have a unit, or the name that has none is the shorter and a prefix
+     * of the other. If the keys are equal, nothing is known, and the names must be compared.
+     */
+    private static long prefixKey(String name) {
+      int n = name.length();
+      long key = 0;
+      for (int i = 0; i < 3; i++) {
+        key = (key << 16) | (i < n ? name.charAt(i) : 0);
+      }
+      return key;
     }
 
     /** Records that the value at {@code depth} is member {@code name}, or element {@code index}. */
