@@ -150,6 +150,7 @@ public final class IdempotencyFilter implements Filter {
     List<String> values = Collections.list(req.getHeaders(KEY_HEADER));
     if (values.isEmpty()) {
       if (route.keyRequired()) {
+        closeIfBodyUnread(req, res);
         Problem.KEY_MISSING.send(
             res, problemTypeBase, "route '" + route.name() + "' requires an " + KEY_HEADER);
       } else {
@@ -159,11 +160,13 @@ public final class IdempotencyFilter implements Filter {
     }
     String key = values.size() == 1 ? KeyHeader.parse(values.get(0), maxKeyLength) : null;
     if (key == null) {
+      closeIfBodyUnread(req, res);
       Problem.KEY_MALFORMED.send(res, problemTypeBase, malformed(values));
       return;
     }
     String scope = scopes.scope(req);
     if (scope == null || scope.isEmpty()) {
+      closeIfBodyUnread(req, res);
       Problem.SCOPE_MISSING.send(
           res,
           problemTypeBase,
@@ -173,6 +176,7 @@ public final class IdempotencyFilter implements Filter {
     }
     byte[] body = readBody(req);
     if (body == null) {
+      closeIfBodyUnread(req, res);
       Problem.REQUEST_TOO_LARGE.send(
           res,
           problemTypeBase,
@@ -822,5 +826,19 @@ public final class IdempotencyFilter implements Filter {
   private static boolean storedByDefault(int status) {
     return status >= 200 && status < 300
         || status >= 400 && status < 500 && status != 409 && status != 429;
+  }
+
+  /**
+   * Asks an HTTP/1.1 client to close the connection after an answer sent before the request's body
+   * was read (or all of it): the server may drop such a connection once the answer is written,
+   * without saying so, and a client that reused it would find it closed before its next request's
+   * answer. {@code Connection} is a hop-by-hop header HTTP/2 does not have, so it is set for HTTP/1
+   * only.
+   */
+  private static void closeIfBodyUnread(HttpServletRequest req, HttpServletResponse res) {
+    boolean body = req.getContentLengthLong() != 0 || req.getHeader("Transfer-Encoding") != null;
+    if (body && req.getProtocol() != null && req.getProtocol().startsWith("HTTP/1")) {
+      res.setHeader("Connection", "close");
+    }
   }
 }

@@ -187,6 +187,10 @@ public class HttpFilterContract extends ContractSupport {
     HttpResponse<byte[]> twice =
         app.send(app.post("/payments", "k-1", "alice", JSON).header("Idempotency-Key", "k-2"));
     assertProblem(twice, 400, "key-malformed");
+    // Answered before its body was read: the server may drop the connection, so it says so, and
+    // the client does not send its next request on it (seen once: "header parser received no
+    // bytes" on the request after a 400).
+    assertThat(twice.headers().firstValue("Connection")).hasValue("close");
     assertThat(rows()).isZero();
   }
 
