@@ -1,9 +1,9 @@
 package dev.onceonly.bench;
 
+import dev.onceonly.Effect;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -131,23 +131,15 @@ public final class ReceiptsBenchMain {
   record Settings(
       boolean quick, int seconds, int warmup, int hotKeys, List<String> only, List<String> skip) {
     static Settings parse(String[] args) {
-      Map<String, String> a = new LinkedHashMap<>();
-      for (String arg : args) {
-        int eq = arg.indexOf('=');
-        a.put(eq < 0 ? arg : arg.substring(0, eq), eq < 0 ? "" : arg.substring(eq + 1));
-      }
+      Map<String, String> a = WorkerBenchMain.arguments(args);
       boolean quick = a.containsKey("quick");
       return new Settings(
           quick,
           Integer.parseInt(a.getOrDefault("seconds", quick ? "1" : "10")),
           Integer.parseInt(a.getOrDefault("warmup", quick ? "1" : "3")),
           Integer.parseInt(a.getOrDefault("hotKeys", quick ? "1000" : "10000")),
-          a.containsKey("only")
-              ? Arrays.asList(a.get("only").replace('_', ' ').split(","))
-              : List.of(),
-          a.containsKey("skip")
-              ? Arrays.asList(a.get("skip").replace('_', ' ').split(","))
-              : List.of());
+          WorkerBenchMain.titles(a, "only"),
+          WorkerBenchMain.titles(a, "skip"));
     }
   }
 
@@ -239,17 +231,7 @@ public final class ReceiptsBenchMain {
             + table
             + (mismatches.isEmpty() ? "" : "\nMISMATCHES:\n" + String.join("\n", mismatches))
             + "\n";
-    Path file = Path.of("target", "benchmarks", "receipts.md");
-    Files.createDirectories(file.getParent());
-    Files.writeString(file, out);
-    System.out.println();
-    System.out.println(out);
-    System.out.println("written to " + file.toAbsolutePath());
-    if (!mismatches.isEmpty()) {
-      System.out.println("!!!!!!!! " + mismatches.size() + " run(s) did not add up, see above");
-      System.exit(1);
-    }
-    System.exit(0);
+    WorkerBenchMain.report("receipts.md", out, mismatches);
   }
 
   private static String describe(Case c, Sys sys, Run r) {
@@ -442,7 +424,7 @@ public final class ReceiptsBenchMain {
   }
 
   /** OnceOnly's step, as {@link ReceiptBenchmark} calls it. */
-  static final class OnceOnlyStepper implements Stepper {
+  static class OnceOnlyStepper implements Stepper {
     final OnceOnly once;
     final String scope;
     final boolean newKeys;
@@ -458,34 +440,29 @@ public final class ReceiptsBenchMain {
 
     @Override
     public int step() throws SQLException {
-      if (newKeys) {
-        String key = "k" + next++;
-        Outcome<Integer> o =
-            once.receipts()
-                .execute(
-                    IntentKey.of(scope, key),
-                    "touch",
-                    Map.of("i", next),
-                    Integer.class,
-                    c -> ReceiptBenchmark.effect(c, scope, key, 1));
-        if (!(o instanceof Outcome.Created)) {
-          throw new IllegalStateException("new key " + scope + "/" + key + " answered " + o);
-        }
-      } else {
-        int i = ThreadLocalRandom.current().nextInt(hotKeys);
-        Outcome<Integer> o =
-            once.receipts()
-                .execute(
-                    IntentKey.of("hot", "k" + i),
-                    "touch",
-                    Map.of("i", i),
-                    Integer.class,
-                    c -> ReceiptBenchmark.effect(c, "hot", "k", 1));
-        if (!(o instanceof Outcome.Repeated)) {
-          throw new IllegalStateException("hot key k" + i + " answered " + o);
-        }
-      }
+      one(null);
       return 1;
+    }
+
+    /**
+     * One step, a new key of this caller's or a stored one drawn at random, joined to {@code tx} if
+     * it is not null; its outcome must be {@code Created} for a new key, {@code Repeated} else.
+     */
+    void one(Connection tx) throws SQLException {
+      String s = newKeys ? scope : "hot";
+      int i = newKeys ? ++next : ThreadLocalRandom.current().nextInt(hotKeys);
+      String key = "k" + (newKeys ? i - 1 : i);
+      IntentKey intent = IntentKey.of(s, key);
+      Map<String, Integer> arguments = Map.of("i", i);
+      Effect<Integer, SQLException> effect = c -> ReceiptBenchmark.effect(c, s, key, 1);
+      Outcome<Integer> o =
+          tx == null
+              ? once.receipts().execute(intent, "touch", arguments, Integer.class, effect)
+              : once.receipts().execute(tx, intent, "touch", arguments, Integer.class, effect);
+      boolean expected = newKeys ? o instanceof Outcome.Created : o instanceof Outcome.Repeated;
+      if (!expected) {
+        throw new IllegalStateException(s + "/" + key + " answered " + o);
+      }
     }
 
     @Override
@@ -496,18 +473,9 @@ public final class ReceiptsBenchMain {
    * OnceOnly's batch form for a caller with many steps at once: {@value #BATCH} steps joined to one
    * {@code inTransaction}, each under its own savepoint, one commit for all of them.
    */
-  static final class OnceOnlyBatchStepper implements Stepper {
-    final OnceOnly once;
-    final String scope;
-    final boolean newKeys;
-    final int hotKeys;
-    int next;
-
+  static final class OnceOnlyBatchStepper extends OnceOnlyStepper {
     OnceOnlyBatchStepper(OnceOnly once, String scope, boolean newKeys, int hotKeys) {
-      this.once = once;
-      this.scope = scope;
-      this.newKeys = newKeys;
-      this.hotKeys = hotKeys;
+      super(once, scope, newKeys, hotKeys);
     }
 
     @Override
@@ -515,31 +483,11 @@ public final class ReceiptsBenchMain {
       return once.inTransaction(
           tx -> {
             for (int i = 0; i < BATCH; i++) {
-              String s = newKeys ? scope : "hot";
-              String key =
-                  newKeys ? "k" + next++ : "k" + ThreadLocalRandom.current().nextInt(hotKeys);
-              int arg = newKeys ? next : Integer.parseInt(key.substring(1));
-              Outcome<Integer> o =
-                  once.receipts()
-                      .execute(
-                          tx,
-                          IntentKey.of(s, key),
-                          "touch",
-                          Map.of("i", arg),
-                          Integer.class,
-                          c -> ReceiptBenchmark.effect(c, s, key, 1));
-              boolean expected =
-                  newKeys ? o instanceof Outcome.Created : o instanceof Outcome.Repeated;
-              if (!expected) {
-                throw new IllegalStateException(s + "/" + key + " answered " + o);
-              }
+              one(tx);
             }
             return BATCH;
           });
     }
-
-    @Override
-    public void close() {}
   }
 
   /** The raw per-step loop: one transaction per step, on this thread's own connection. */

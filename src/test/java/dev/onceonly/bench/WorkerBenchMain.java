@@ -98,11 +98,7 @@ public final class WorkerBenchMain {
       List<String> only,
       List<String> skip) {
     static Settings parse(String[] args) {
-      Map<String, String> a = new LinkedHashMap<>();
-      for (String arg : args) {
-        int eq = arg.indexOf('=');
-        a.put(eq < 0 ? arg : arg.substring(0, eq), eq < 0 ? "" : arg.substring(eq + 1));
-      }
+      Map<String, String> a = WorkerBenchMain.arguments(args);
       boolean quick = a.containsKey("quick");
       return new Settings(
           quick,
@@ -111,12 +107,8 @@ public final class WorkerBenchMain {
           Long.parseLong(a.getOrDefault("n", "10000000")),
           Integer.parseInt(a.getOrDefault("samples", quick ? "10" : "200")),
           Integer.parseInt(a.getOrDefault("spacingMs", quick ? "20" : "100")),
-          a.containsKey("only")
-              ? Arrays.asList(a.get("only").replace('_', ' ').split(","))
-              : List.of(),
-          a.containsKey("skip")
-              ? Arrays.asList(a.get("skip").replace('_', ' ').split(","))
-              : List.of());
+          WorkerBenchMain.titles(a, "only"),
+          WorkerBenchMain.titles(a, "skip"));
     }
   }
 
@@ -281,7 +273,32 @@ public final class WorkerBenchMain {
             + latency
             + (mismatches.isEmpty() ? "" : "\nMISMATCHES:\n" + String.join("\n", mismatches))
             + "\n";
-    Path file = Path.of("target", "benchmarks", "worker.md");
+    WorkerBenchMain.report("worker.md", out, mismatches);
+  }
+
+  /** The {@code name=value} arguments of a harness, a bare {@code name} as an empty value. */
+  static Map<String, String> arguments(String[] args) {
+    Map<String, String> a = new LinkedHashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      a.put(eq < 0 ? arg : arg.substring(0, eq), eq < 0 ? "" : arg.substring(eq + 1));
+    }
+    return a;
+  }
+
+  /**
+   * The comma-separated titles of argument {@code key} ({@code only}, {@code skip}), "_" a space.
+   */
+  static List<String> titles(Map<String, String> a, String key) {
+    return a.containsKey(key) ? Arrays.asList(a.get(key).replace('_', ' ').split(",")) : List.of();
+  }
+
+  /**
+   * Writes a harness's report to {@code target/benchmarks/<name>}, prints it, and exits: 1 if some
+   * run did not add up, else 0.
+   */
+  static void report(String name, String out, List<String> mismatches) throws IOException {
+    Path file = Path.of("target", "benchmarks", name);
     Files.createDirectories(file.getParent());
     Files.writeString(file, out);
     System.out.println();
