@@ -150,9 +150,12 @@ public final class IdempotencyFilter implements Filter {
     List<String> values = Collections.list(req.getHeaders(KEY_HEADER));
     if (values.isEmpty()) {
       if (route.keyRequired()) {
-        closeIfBodyUnread(req, res);
-        Problem.KEY_MISSING.send(
-            res, problemTypeBase, "route '" + route.name() + "' requires an " + KEY_HEADER);
+        refuseUnread(
+            req,
+            res,
+            Problem.KEY_MISSING,
+            Problem.KEY_MISSING.status,
+            "route '" + route.name() + "' requires an " + KEY_HEADER);
       } else {
         chain.doFilter(request, response);
       }
@@ -160,26 +163,27 @@ public final class IdempotencyFilter implements Filter {
     }
     String key = values.size() == 1 ? KeyHeader.parse(values.get(0), maxKeyLength) : null;
     if (key == null) {
-      closeIfBodyUnread(req, res);
-      Problem.KEY_MALFORMED.send(res, problemTypeBase, malformed(values));
+      refuseUnread(
+          req, res, Problem.KEY_MALFORMED, Problem.KEY_MALFORMED.status, malformed(values));
       return;
     }
     String scope = scopes.scope(req);
     if (scope == null || scope.isEmpty()) {
-      closeIfBodyUnread(req, res);
-      Problem.SCOPE_MISSING.send(
+      refuseUnread(
+          req,
           res,
-          problemTypeBase,
+          Problem.SCOPE_MISSING,
           missingScopeStatus,
           "the request has no scope (an authenticated principal) for its " + KEY_HEADER);
       return;
     }
     byte[] body = readBody(req);
     if (body == null) {
-      closeIfBodyUnread(req, res);
-      Problem.REQUEST_TOO_LARGE.send(
+      refuseUnread(
+          req,
           res,
-          problemTypeBase,
+          Problem.REQUEST_TOO_LARGE,
+          Problem.REQUEST_TOO_LARGE.status,
           "a body of more than " + maxRequestBytes + " bytes cannot be fingerprinted");
       return;
     }
@@ -829,16 +833,19 @@ public final class IdempotencyFilter implements Filter {
   }
 
   /**
-   * Asks an HTTP/1.1 client to close the connection after an answer sent before the request's body
-   * was read (or all of it): the server may drop such a connection once the answer is written,
-   * without saying so, and a client that reused it would find it closed before its next request's
-   * answer. {@code Connection} is a hop-by-hop header HTTP/2 does not have, so it is set for HTTP/1
-   * only.
+   * Answers {@code problem} before the request's body was read, or all of it. On HTTP/1.1, when the
+   * request has a body, it asks the client to close the connection: the server may drop such a
+   * connection once the answer is written, without saying so, and a client that reused it would
+   * find it closed before its next request's answer. {@code Connection} is a hop-by-hop header
+   * HTTP/2 does not have.
    */
-  private static void closeIfBodyUnread(HttpServletRequest req, HttpServletResponse res) {
+  private void refuseUnread(
+      HttpServletRequest req, HttpServletResponse res, Problem problem, int status, String detail)
+      throws IOException {
     boolean body = req.getContentLengthLong() != 0 || req.getHeader("Transfer-Encoding") != null;
     if (body && req.getProtocol() != null && req.getProtocol().startsWith("HTTP/1")) {
       res.setHeader("Connection", "close");
     }
+    problem.send(res, problemTypeBase, status, detail);
   }
 }
