@@ -89,7 +89,8 @@ public interface JobQueue {
   List<Delivery> receive(String queue, int max, Duration lease);
 
   /**
-   * Extends a lease, for work that takes longer than planned.
+   * Extends a lease, for work that takes longer than planned. On a queue with a concurrency limit,
+   * a lease that ran out cannot be renewed (see {@link Lease}).
    *
    * @param lease the current lease
    * @param extension how long from now the lease should last: positive, at most 100 years

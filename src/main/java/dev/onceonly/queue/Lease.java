@@ -10,6 +10,12 @@ import java.util.Objects;
  * message back ({@link JobQueue#nack}, {@link JobQueue#reschedule}) also ends the lease, so that a
  * late renewal cannot move the retry time and a holder cannot act on what it gave back.
  *
+ * <p>Elsewhere a lease that ran out still holds until another claim takes the message. On a queue
+ * with a concurrency limit (per queue or per partition) it does not: its room went back to the
+ * limit when it ran out and another claim may hold it now, so past {@code expiresAt} (on the
+ * store's clock) {@link JobQueue#renew}, {@link JobQueue#ack} and the completions answer {@link
+ * QueueResult.LeaseLost}, and the message waits to be claimed again.
+ *
  * @param queue the queue
  * @param key the message's key
  * @param messageId the message's row id

@@ -9,9 +9,9 @@ import java.util.Objects;
  * flight), its JSON payload, when to deliver it and its priority.
  *
  * <p>Among the due messages of a queue, a claim takes the highest priority first and the oldest
- * first within one priority; one claim in four a queue makes takes the oldest due messages whatever
- * their priority, so a low-priority message is not held back for ever by a steady stream of higher
- * ones.
+ * first within one priority; every fourth claim of a queue that takes messages takes the oldest due
+ * messages whatever their priority (counted per queue name by each instance, whatever else it
+ * claims), so a low-priority message is not held back for ever by a steady stream of higher ones.
  *
  * <p>A message may name a partition inside its queue (a tenant, an account, a device): a queue
  * declared with {@code OnceOnly.Builder.concurrencyLimitPerPartition} leases at most that many

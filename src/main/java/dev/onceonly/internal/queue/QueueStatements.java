@@ -21,6 +21,11 @@ final class QueueStatements {
   final Optional<String> ackMany;
 
   final String renew;
+
+  /** On a limited queue, the ack and renewal of a lease that has not run out. */
+  final String ackLive;
+
+  final String renewLive;
   final String reschedule;
   final String attempts;
   final String retry;
@@ -75,6 +80,9 @@ final class QueueStatements {
     ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
     ackMany = dialect.ackMany(m);
     renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
+    ackLive =
+        "DELETE FROM " + m + " WHERE id = ? AND fence = ? AND deliver_at > ? RETURNING payload_ref";
+    renewLive = renew + " AND deliver_at > ?";
     reschedule =
         "UPDATE "
             + m

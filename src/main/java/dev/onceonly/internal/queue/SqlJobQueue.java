@@ -1,18 +1,14 @@
 package dev.onceonly.internal.queue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.onceonly.Bounds;
 import dev.onceonly.Effect;
-import dev.onceonly.Fingerprint;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.events.Events;
 import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.EffectConnection;
 import dev.onceonly.internal.dialect.InstantColumns;
-import dev.onceonly.internal.jcs.Fingerprints;
 import dev.onceonly.internal.receipts.SqlIntentStore;
-import dev.onceonly.internal.receipts.SqlRejectionStore;
 import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.queue.Completion;
 import dev.onceonly.queue.DeadLetter;
@@ -25,7 +21,6 @@ import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.SendConflictException;
 import dev.onceonly.queue.SendResult;
 import dev.onceonly.queue.Uniqueness;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -33,26 +28,21 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /** The {@link JobQueue} on SQL. */
 public final class SqlJobQueue implements JobQueue {
   static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
-  private static final Pattern KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@/-]{0,299}");
-  private static final int MAX_RECEIVE = 1000;
-  private static final int MAX_ERROR_CHARS = 2000;
+  static final Pattern KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@/-]{0,299}");
 
   private final StoreContext core;
   private final QueueStatements sql;
@@ -62,10 +52,14 @@ public final class SqlJobQueue implements JobQueue {
   private final String notifyChannel;
   private final String prefix;
   private final SqlSchedules schedules;
-  private final AtomicLong claims;
+  private final Map<String, AtomicInteger> claimCounters;
   private final Map<String, Uniqueness> uniqueness;
   private final Map<String, Integer> limits;
   private final Map<String, Integer> partitionLimits;
+  private final QueueSends sends;
+  private final QueueDeadLetters dead;
+  private final QueueClaims claims;
+  private final QueueEvents published;
 
   /**
    * Creates the queue.
@@ -97,7 +91,7 @@ public final class SqlJobQueue implements JobQueue {
         signals,
         notifyChannel,
         null,
-        new AtomicLong(),
+        QueueClaims.counters(),
         Map.copyOf(uniqueness),
         Map.copyOf(limits),
         Map.copyOf(partitionLimits));
@@ -110,7 +104,7 @@ public final class SqlJobQueue implements JobQueue {
       QueueSignals signals,
       String notifyChannel,
       SqlSchedules schedules,
-      AtomicLong claims,
+      Map<String, AtomicInteger> claimCounters,
       Map<String, Uniqueness> uniqueness,
       Map<String, Integer> limits,
       Map<String, Integer> partitionLimits) {
@@ -122,10 +116,14 @@ public final class SqlJobQueue implements JobQueue {
     this.prefix = prefix;
     this.notifyChannel = notifyChannel;
     this.schedules = schedules != null ? schedules : new SqlSchedules(core, prefix, this);
-    this.claims = claims;
+    this.claimCounters = claimCounters;
     this.uniqueness = uniqueness;
     this.limits = limits;
     this.partitionLimits = partitionLimits;
+    this.sends = new QueueSends(core, sql, notifyChannel, uniqueness);
+    this.dead = new QueueDeadLetters(core, sql);
+    this.claims = new QueueClaims(core, sql, policy, dead, claimCounters, limits, partitionLimits);
+    this.published = new QueueEvents(core.events(), signals, claims);
   }
 
   /** Returns a view of this queue with another retry policy, sharing its schedules. */
@@ -137,7 +135,7 @@ public final class SqlJobQueue implements JobQueue {
         signals,
         notifyChannel,
         schedules,
-        claims,
+        claimCounters,
         uniqueness,
         limits,
         partitionLimits);
@@ -154,31 +152,9 @@ public final class SqlJobQueue implements JobQueue {
    */
   SendResult insertStored(Connection c, Message message, String canonicalPayload)
       throws SQLException {
-    byte[] canonical = canonicalPayload.getBytes(StandardCharsets.UTF_8);
-    SendResult result =
-        insert(
-            c,
-            new Prepared(
-                message, canonicalPayload, Fingerprints.of(message.queue(), canonical), null),
-            null);
+    SendResult result = sends.insert(c, QueueSends.stored(message, canonicalPayload), null);
     fireIfSent(result);
     return result;
-  }
-
-  private record Prepared(
-      Message message, String payload, Fingerprint fingerprint, String traceparent) {}
-
-  private Prepared prepare(Message message) {
-    Objects.requireNonNull(message, "message");
-    check("queue", message.queue(), QUEUE);
-    check("key", message.key(), KEY);
-    JsonNode tree = core.requests().toTree(message.payload(), "payload");
-    byte[] canonical = core.requests().canonicalizer().canonicalize(tree);
-    return new Prepared(
-        message,
-        new String(canonical, StandardCharsets.UTF_8),
-        Fingerprints.of(message.queue(), canonical),
-        core.traceparent());
   }
 
   static void check(String field, String value, Pattern pattern) {
@@ -194,79 +170,10 @@ public final class SqlJobQueue implements JobQueue {
 
   @Override
   public SendResult send(Message message) {
-    Prepared p = prepare(message);
-    SendResult result = core.database().writeOrJoin(c -> insert(c, p, null));
+    QueueSends.Prepared p = sends.prepare(message);
+    SendResult result = core.database().writeOrJoin(c -> sends.insert(c, p, null));
     fireIfSent(result);
-    return sent(result);
-  }
-
-  /** Publishes a send's answer. */
-  private SendResult sent(SendResult result) {
-    if (core.events().enabled()) {
-      core.events()
-          .publish(
-              new OnceOnlyEvent.MessageSent(
-                  result.queue(), result.status().name().toLowerCase(Locale.ROOT)));
-    }
-    return result;
-  }
-
-  /** When a settlement started, for its event's duration; 0 when no one listens. */
-  private long started() {
-    return core.events().enabled() ? System.nanoTime() : 0;
-  }
-
-  /**
-   * Publishes how a claimed message was settled, and returns the result. Callers pass {@link
-   * #started()} before the expression that settles (arguments are evaluated left to right). A
-   * settlement that ended a lease of a limited queue also wakes this instance's workers of the
-   * queue: their claims may have found the limit full, and they would otherwise wait out their idle
-   * backoff.
-   */
-  private QueueResult settled(String queue, long started, QueueResult result) {
-    if (!(result instanceof QueueResult.LeaseLost || result instanceof QueueResult.WorkFailed)
-        && (limits.containsKey(queue) || partitionLimits.containsKey(queue))) {
-      signals.fire(queue);
-    }
-    Events events = core.events();
-    if (!events.enabled()) {
-      return result;
-    }
-    String kind;
-    int attempts = 0;
-    if (result instanceof QueueResult.Completed) {
-      kind = "completed";
-    } else if (result instanceof QueueResult.Retrying r) {
-      kind = "retrying";
-      attempts = r.attempts();
-    } else if (result instanceof QueueResult.DeadLettered d) {
-      kind = "dead_lettered";
-      attempts = d.attempts();
-    } else if (result instanceof QueueResult.Rescheduled) {
-      kind = "rescheduled";
-    } else if (result instanceof QueueResult.LeaseLost) {
-      kind = "lease_lost";
-    } else if (result instanceof QueueResult.WorkFailed) {
-      kind = "work_failed";
-    } else {
-      return result; // renewed: not a settlement
-    }
-    events.publish(
-        new OnceOnlyEvent.MessageSettled(
-            queue,
-            kind,
-            attempts,
-            Duration.ofNanos(started == 0 ? 0 : System.nanoTime() - started),
-            Instant.now()));
-    return result;
-  }
-
-  private List<QueueResult> settledAll(
-      List<Lease> leases, long started, List<QueueResult> results) {
-    for (int i = 0; i < results.size(); i++) {
-      settled(leases.get(i).queue(), started, results.get(i));
-    }
-    return results;
+    return published.sent(result);
   }
 
   /** Wakes local workers for a message that was queued (committed, or in the caller's hands). */
@@ -278,14 +185,14 @@ public final class SqlJobQueue implements JobQueue {
 
   @Override
   public List<SendResult> sendAll(List<Message> messages) {
-    List<Prepared> prepared = messages.stream().map(this::prepare).toList();
+    List<QueueSends.Prepared> prepared = messages.stream().map(sends::prepare).toList();
     List<SendResult> results =
         core.database()
             .writeOrJoin(
                 c -> {
                   List<SendResult> out = new ArrayList<>(prepared.size());
-                  for (Prepared p : prepared) {
-                    out.add(insert(c, p, null));
+                  for (QueueSends.Prepared p : prepared) {
+                    out.add(sends.insert(c, p, null));
                   }
                   return out;
                 });
@@ -294,246 +201,54 @@ public final class SqlJobQueue implements JobQueue {
         .map(SendResult::queue)
         .distinct()
         .forEach(signals::fire);
-    results.forEach(this::sent);
+    results.forEach(published::sent);
     return results;
   }
 
   @Override
   public SendResult send(Connection transaction, Message message) {
     Objects.requireNonNull(transaction, "transaction");
-    Prepared p = prepare(message);
-    SendResult result = core.database().join(transaction, c -> insert(c, p, null));
+    QueueSends.Prepared p = sends.prepare(message);
+    SendResult result = core.database().join(transaction, c -> sends.insert(c, p, null));
     fireIfSent(result); // before the caller commits: a hint; the worker's next poll finds it
-    return sent(result);
+    return published.sent(result);
   }
 
   @Override
   public SendResult sendLarge(Connection transaction, Message message, byte[] body) {
     Objects.requireNonNull(body, "body");
-    Prepared p = prepare(message);
-    Database.Work<SendResult> work = c -> insert(c, p, body);
+    QueueSends.Prepared p = sends.prepare(message);
+    Database.Work<SendResult> work = c -> sends.insert(c, p, body);
     SendResult result =
         transaction == null
             ? core.database().writeOrJoin(work)
             : core.database().join(transaction, work);
     fireIfSent(result);
-    return sent(result);
-  }
-
-  /** Sends inside an open transaction; also used by ackAndSend and the reconciler. */
-  SendResult insert(Connection c, Prepared p, byte[] body) throws SQLException {
-    Message m = p.message();
-    String ref = body == null ? null : UUID.randomUUID().toString();
-    long now = core.clock().millis();
-    Uniqueness unique = uniqueness.getOrDefault(m.queue(), DEFAULT_UNIQUENESS);
-    String taken = takenBy(c, unique, m, now);
-    if (taken != null) {
-      return new SendResult(
-          p.fingerprint().toString().equals(taken)
-              ? SendResult.Status.REPEATED
-              : SendResult.Status.CONFLICT,
-          m.queue(),
-          m.key());
-    }
-    try (PreparedStatement ps = c.prepareStatement(sql.insertMessage)) {
-      ps.setString(1, m.queue());
-      ps.setString(2, m.key());
-      ps.setString(3, p.fingerprint().toString());
-      ps.setString(4, p.payload());
-      ps.setString(5, ref);
-      times.set(ps, 6, m.deliverAt() == null ? now : m.deliverAt().toEpochMilli());
-      times.set(ps, 7, now);
-      ps.setInt(8, m.priority());
-      ps.setString(9, p.traceparent());
-      ps.setString(10, m.partition());
-      if (ps.executeUpdate() == 1) {
-        insertPayload(c, ref, body, now);
-        take(c, unique, p, now);
-        if (notifyChannel != null) {
-          SendNotifications.notifySent(c, notifyChannel, m.queue());
-        }
-        return new SendResult(SendResult.Status.SENT, m.queue(), m.key());
-      }
-    }
-    String stored = fingerprintOf(c, m.queue(), m.key());
-    SendResult.Status status =
-        p.fingerprint().toString().equals(stored)
-            ? SendResult.Status.REPEATED
-            : SendResult.Status.CONFLICT;
-    return new SendResult(status, m.queue(), m.key());
-  }
-
-  private static final Uniqueness DEFAULT_UNIQUENESS = Uniqueness.whileQueued();
-
-  /**
-   * The fingerprint that keeps {@code m}'s key taken beyond its queued message, as the queue's
-   * {@link Uniqueness} says: a send within its period, or a dead letter; null when the key is free.
-   */
-  private String takenBy(Connection c, Uniqueness unique, Message m, long now) throws SQLException {
-    if (unique.period().isPresent()) {
-      String fingerprint = lookup(c, sql.takenKey, m, now);
-      if (fingerprint != null) {
-        return fingerprint;
-      }
-    }
-    return unique.deadLetters() ? lookup(c, sql.deadKey, m, null) : null;
-  }
-
-  private String lookup(Connection c, String query, Message m, Long now) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(query)) {
-      ps.setString(1, m.queue());
-      ps.setString(2, m.key());
-      if (now != null) {
-        times.set(ps, 3, now);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getString(1) : null;
-      }
-    }
-  }
-
-  /** Keeps a sent key taken for the queue's period, and now and then sweeps expired ones. */
-  private void take(Connection c, Uniqueness unique, Prepared p, long now) throws SQLException {
-    if (unique.period().isEmpty()) {
-      return;
-    }
-    Message m = p.message();
-    try (PreparedStatement ps = c.prepareStatement(sql.takeKey)) {
-      ps.setString(1, m.queue());
-      ps.setString(2, m.key());
-      ps.setString(3, p.fingerprint().toString());
-      times.set(ps, 4, now + unique.period().get().toMillis());
-      ps.executeUpdate();
-    }
-    if (ThreadLocalRandom.current().nextInt(64) == 0) {
-      try (PreparedStatement ps = c.prepareStatement(sql.sweepTakenKeys)) {
-        ps.setString(1, m.queue());
-        ps.setString(2, m.queue());
-        times.set(ps, 3, now);
-        ps.executeUpdate();
-      }
-    }
-  }
-
-  private void insertPayload(Connection c, String ref, byte[] body, long now) throws SQLException {
-    if (ref == null) {
-      return;
-    }
-    try (PreparedStatement ps = c.prepareStatement(sql.insertPayload)) {
-      ps.setString(1, ref);
-      ps.setBytes(2, body);
-      times.set(ps, 3, now);
-      ps.executeUpdate();
-    }
-  }
-
-  private String fingerprintOf(Connection c, String queue, String key) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.messageFingerprint)) {
-      ps.setString(1, queue);
-      ps.setString(2, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getString(1) : "";
-      }
-    }
+    return published.sent(result);
   }
 
   @Override
   public List<Delivery> receive(String queue, int max, Duration lease) {
     check("queue", queue, QUEUE);
-    if (max <= 0 || max > MAX_RECEIVE) {
-      throw new IllegalArgumentException("max must be between 1 and " + MAX_RECEIVE);
+    if (max <= 0 || max > QueueClaims.MAX_RECEIVE) {
+      throw new IllegalArgumentException("max must be between 1 and " + QueueClaims.MAX_RECEIVE);
     }
     Bounds.positive(lease, "lease");
-    long started = core.events().enabled() ? System.nanoTime() : 0;
+    long started = published.started();
     List<Integer> exhausted = new ArrayList<>();
     List<OnceOnlyEvent.ScheduleFired> fired = new ArrayList<>();
+    boolean oldestFirst = claims.oldestFirst(queue);
     List<Delivery> claimed =
-        core.database().write(c -> claim(c, queue, max, lease, exhausted, fired));
-    schedules.publish(fired); // after the commit, as the rest
-    if (started != 0) {
-      // After the commit: what a rolled-back (or retried) claim did is never published.
-      exhausted.forEach(
-          attempts ->
-              core.events()
-                  .publish(
-                      new OnceOnlyEvent.MessageSettled(
-                          queue,
-                          "dead_lettered",
-                          attempts,
-                          Duration.ofNanos(System.nanoTime() - started),
-                          Instant.now())));
-      if (!claimed.isEmpty()) {
-        core.events()
-            .publish(
-                new OnceOnlyEvent.MessagesClaimed(
-                    queue,
-                    claimed.size(),
-                    Duration.ofNanos(System.nanoTime() - started),
-                    Instant.now()));
-      }
+        core.database()
+            .write(
+                c -> claims.claim(c, queue, max, lease, oldestFirst, schedules, exhausted, fired));
+    if (!claimed.isEmpty()) {
+      claims.claimed(queue, oldestFirst); // after the commit: a rolled-back claim took nothing
     }
+    schedules.publish(fired); // after the commit, as the rest
+    published.claimed(queue, started, exhausted, claimed.size());
     return claimed;
   }
-
-  private List<Delivery> claim(
-      Connection c,
-      String queue,
-      int max,
-      Duration lease,
-      List<Integer> deadLettered,
-      List<OnceOnlyEvent.ScheduleFired> fired)
-      throws SQLException {
-    deadLettered.clear(); // a transaction run again starts over
-    fired.clear();
-    Instant now = core.clock().instant();
-    schedules.fireIfDue(c, queue, now, fired);
-    Integer limit = limits.get(queue);
-    Integer perPartition = partitionLimits.get(queue);
-    if (limit != null || perPartition != null) {
-      core.database().lockKey(c, LIMIT_LOCK_SPACE, queue);
-    }
-    if (limit != null) {
-      max = Math.min(max, room(c, queue, limit, now));
-      if (max <= 0) {
-        return List.of();
-      }
-    }
-    Instant until = now.plus(lease);
-    List<Delivery> out = new ArrayList<>();
-    List<Object[]> exhausted = new ArrayList<>();
-    // One claim in four takes the oldest due messages whatever their priority: no starvation.
-    boolean oldestFirst = claims.incrementAndGet() % 4 == 0;
-    List<Ranked> ranked = new ArrayList<>();
-    if (perPartition != null) {
-      claimPartitioned(c, queue, now, max, until, perPartition, oldestFirst, ranked, exhausted);
-    } else {
-      try (PreparedStatement ps = c.prepareStatement(oldestFirst ? sql.claimOldest : sql.claim)) {
-        core.database().sql().bindClaim(ps, queue, now.toEpochMilli(), max, until.toEpochMilli());
-        try (ResultSet rs = ps.executeQuery()) {
-          readClaimed(rs, queue, until, oldestFirst, ranked, exhausted);
-        }
-      }
-    }
-    for (Object[] e : exhausted) {
-      String last = (String) e[2];
-      int delivered = ((int) e[1]) - 1; // this claim was not a delivery
-      moveToDeadLetters(
-          c,
-          (Lease) e[0],
-          delivered,
-          "no attempts left after " + delivered + (last == null ? "" : ": " + last),
-          now);
-      deadLettered.add(delivered);
-    }
-    // In claim order: by priority (unless this claim took the oldest), then as sent.
-    ranked.sort(
-        Comparator.comparingInt((Ranked r) -> -r.priority())
-            .thenComparingLong(r -> r.delivery().lease().messageId()));
-    ranked.forEach(r -> out.add(r.delivery()));
-    return out;
-  }
-
-  private record Ranked(int priority, Delivery delivery) {}
 
   private static Long[] boxed(long[] values) {
     Long[] out = new Long[values.length];
@@ -543,147 +258,14 @@ public final class SqlJobQueue implements JobQueue {
     return out;
   }
 
-  /** Reads the rows a claim returned: deliveries, and the messages that have no attempt left. */
-  private void readClaimed(
-      ResultSet rs,
-      String queue,
-      Instant until,
-      boolean oldestFirst,
-      List<Ranked> ranked,
-      List<Object[]> exhausted)
-      throws SQLException {
-    while (rs.next()) {
-      Lease l = new Lease(queue, rs.getString(2), rs.getLong(1), rs.getLong(5), until);
-      int attempt = rs.getInt(6);
-      if (attempt > policy.maxAttempts()) {
-        exhausted.add(new Object[] {l, attempt, rs.getString(8)});
-        continue;
-      }
-      ranked.add(
-          new Ranked(
-              oldestFirst ? 0 : rs.getInt(9),
-              new Delivery(
-                  l,
-                  core.readTree(rs.getString(3)),
-                  attempt,
-                  rs.getString(4) != null,
-                  times.instant(rs, 7),
-                  rs.getString(10))));
-    }
-  }
-
-  /** The most windows one claim of a queue with a limit per partition reads. */
-  private static final int PARTITION_WINDOWS = 8;
-
-  /**
-   * Claims up to {@code max} due messages of a queue with a limit per partition, in windows, after
-   * counting the live leases of each partition: each window reads the next due messages in claim
-   * order that are not in a full partition, takes those whose partition still has room (counting
-   * what this claim took), and leases them; leased, they are no longer due, and a partition that
-   * filled is left out of the next window. It stops when a window came back short (no more due
-   * messages outside full partitions), or took nothing, or after {@value #PARTITION_WINDOWS}
-   * windows. The claims of the queue are serialized (see {@link #claim}), so what a window read is
-   * still true when it leases.
-   */
-  private void claimPartitioned(
-      Connection c,
-      String queue,
-      Instant now,
-      int max,
-      Instant until,
-      int perPartition,
-      boolean oldestFirst,
-      List<Ranked> ranked,
-      List<Object[]> exhausted)
-      throws SQLException {
-    int remaining = max;
-    Map<String, Integer> leases = new java.util.HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.partitionLeases)) {
-      ps.setString(1, queue);
-      times.set(ps, 2, now.toEpochMilli());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          leases.put(rs.getString(1), rs.getInt(2));
-        }
-      }
-    }
-    for (int window = 0; window < PARTITION_WINDOWS && remaining > 0; window++) {
-      int size = Math.min(MAX_RECEIVE, remaining * 4 + 16);
-      List<Long> take = new ArrayList<>();
-      int read = 0;
-      try (PreparedStatement ps =
-          c.prepareStatement(oldestFirst ? sql.partitionWindowOldest : sql.partitionWindow)) {
-        long at = now.toEpochMilli();
-        ps.setString(1, queue);
-        times.set(ps, 2, at);
-        ps.setString(3, queue);
-        times.set(ps, 4, at);
-        ps.setInt(5, perPartition);
-        ps.setInt(6, size);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next() && take.size() < remaining) {
-            read++;
-            String partition = rs.getString(2);
-            if (partition == null) {
-              take.add(rs.getLong(1));
-            } else if (leases.getOrDefault(partition, 0) < perPartition) {
-              leases.merge(partition, 1, Integer::sum);
-              take.add(rs.getLong(1));
-            }
-          }
-        }
-      }
-      for (int from = 0; from < take.size(); from += QueueStatements.CLAIM_IDS) {
-        List<Long> chunk =
-            take.subList(from, Math.min(take.size(), from + QueueStatements.CLAIM_IDS));
-        try (PreparedStatement ps = c.prepareStatement(sql.claimIds)) {
-          long at = now.toEpochMilli();
-          times.set(ps, 1, until.toEpochMilli());
-          times.set(ps, 2, at);
-          for (int i = 0; i < QueueStatements.CLAIM_IDS; i++) {
-            ps.setLong(3 + i, chunk.get(Math.min(i, chunk.size() - 1)));
-          }
-          times.set(ps, 3 + QueueStatements.CLAIM_IDS, at);
-          try (ResultSet rs = ps.executeQuery()) {
-            readClaimed(rs, queue, until, oldestFirst, ranked, exhausted);
-          }
-        }
-      }
-      remaining -= take.size();
-      if (read < size || take.isEmpty()) {
-        return; // no more due messages outside full partitions, or all taken
-      }
-    }
-  }
-
-  /** The advisory lock space of concurrency limits (an arbitrary constant: "OnceLimt" folded). */
-  private static final int LIMIT_LOCK_SPACE = 0x4f6e4c6d;
-
-  /**
-   * How many more messages of a limited queue may be leased now: its limit less the live leases of
-   * every instance. On PostgreSQL the claims of one limited queue take a transaction lock on it
-   * first (see {@link #claim}), so that two instances cannot both count the same room; SQLite's
-   * writer is alone.
-   */
-  private int room(Connection c, String queue, int limit, Instant now) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.leasedCount)) {
-      ps.setString(1, queue);
-      times.set(ps, 2, now.toEpochMilli());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return limit - rs.getInt(1);
-      }
-    }
-  }
-
   @Override
   public QueueResult renew(Lease lease, Duration extension) {
     Objects.requireNonNull(lease, "lease");
     Bounds.positive(extension, "extension");
-    long started = started();
+    long started = published.started();
     QueueResult renewed = renewIn(lease, extension);
     return renewed instanceof QueueResult.LeaseLost
-        ? settled(lease.queue(), started, renewed)
+        ? published.settled(lease.queue(), started, renewed)
         : renewed;
   }
 
@@ -691,8 +273,20 @@ public final class SqlJobQueue implements JobQueue {
     return core.database()
         .write(
             c -> {
-              Instant until = core.clock().instant().plus(extension);
-              int n = update(c, sql.renew, until.toEpochMilli(), lease);
+              Instant now = core.clock().instant();
+              Instant until = now.plus(extension);
+              int n;
+              if (claims.limited(lease.queue())) {
+                try (PreparedStatement ps = c.prepareStatement(sql.renewLive)) {
+                  times.set(ps, 1, until.toEpochMilli());
+                  ps.setLong(2, lease.messageId());
+                  ps.setLong(3, lease.fence());
+                  times.set(ps, 4, now.toEpochMilli());
+                  n = ps.executeUpdate();
+                }
+              } else {
+                n = update(c, sql.renew, until.toEpochMilli(), lease);
+              }
               return n == 1
                   ? new QueueResult.Renewed(
                       new Lease(
@@ -704,22 +298,32 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public QueueResult ack(Lease lease) {
     Objects.requireNonNull(lease, "lease");
-    return settled(lease.queue(), started(), core.database().writeOrJoin(c -> ackIn(c, lease)));
+    return published.settled(
+        lease.queue(), published.started(), core.database().writeOrJoin(c -> ackIn(c, lease)));
   }
 
   @Override
   public QueueResult ack(Connection transaction, Lease lease) {
     Objects.requireNonNull(transaction, "transaction");
     Objects.requireNonNull(lease, "lease");
-    return settled(
-        lease.queue(), started(), core.database().join(transaction, c -> ackIn(c, lease)));
+    return published.settled(
+        lease.queue(),
+        published.started(),
+        core.database().join(transaction, c -> ackIn(c, lease)));
   }
 
-  /** Acknowledges inside an open transaction, for the worker's transactional steps. */
+  /**
+   * Acknowledges inside an open transaction, for the worker's transactional steps. On a limited
+   * queue, only a lease that has not run out: its room may be another claim's now.
+   */
   public QueueResult ackIn(Connection c, Lease lease) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.ack)) {
+    boolean limited = claims.limited(lease.queue());
+    try (PreparedStatement ps = c.prepareStatement(limited ? sql.ackLive : sql.ack)) {
       ps.setLong(1, lease.messageId());
       ps.setLong(2, lease.fence());
+      if (limited) {
+        times.set(ps, 3, core.clock().millis());
+      }
       String ref;
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -757,8 +361,10 @@ public final class SqlJobQueue implements JobQueue {
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(work, "work");
     try {
-      return settled(
-          lease.queue(), started(), core.database().writeOrJoin(c -> completeIn(c, lease, work)));
+      return published.settled(
+          lease.queue(),
+          published.started(),
+          core.database().writeOrJoin(c -> completeIn(c, lease, work)));
     } catch (WorkFailed e) {
       Throwable cause = e.getCause();
       for (Throwable s : e.getSuppressed()) {
@@ -807,9 +413,9 @@ public final class SqlJobQueue implements JobQueue {
     QueueResult[] failed = new QueueResult[copy.size()];
     while (true) {
       try {
-        return settledAll(
+        return published.settledAll(
             copy.stream().map(Completion::lease).toList(),
-            started(),
+            published.started(),
             core.database().write(c -> completeEach(c, copy, failed)));
       } catch (BatchWorkFailed f) {
         // The transaction rolled back; run the others again without the failed one.
@@ -861,7 +467,9 @@ public final class SqlJobQueue implements JobQueue {
    * works that follow run with their acknowledgements held, as {@link #completeIn} says.
    */
   private List<QueueResult> ackEach(Connection c, List<Lease> leases) throws SQLException {
-    if (leases.size() < 2 || sql.ackMany.isEmpty()) {
+    if (leases.size() < 2
+        || sql.ackMany.isEmpty()
+        || leases.stream().anyMatch(l -> claims.limited(l.queue()))) {
       List<QueueResult> out = new ArrayList<>(leases.size());
       for (Lease l : leases) {
         out.add(ackIn(c, l));
@@ -919,14 +527,15 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public List<QueueResult> ackAll(List<Lease> leases) {
     List<Lease> copy = List.copyOf(leases);
-    return settledAll(copy, started(), core.database().writeOrJoin(c -> ackEach(c, copy)));
+    return published.settledAll(
+        copy, published.started(), core.database().writeOrJoin(c -> ackEach(c, copy)));
   }
 
   @Override
   public QueueResult ackAndSend(Lease lease, List<Message> next) {
     Objects.requireNonNull(lease, "lease");
-    List<Prepared> prepared = next.stream().map(this::prepare).toList();
-    long started = started();
+    List<QueueSends.Prepared> prepared = next.stream().map(sends::prepare).toList();
+    long started = published.started();
     QueueResult result =
         core.database()
             .writeOrJoin(
@@ -936,8 +545,8 @@ public final class SqlJobQueue implements JobQueue {
                     return acked;
                   }
                   List<SendResult> refused = new ArrayList<>();
-                  for (Prepared p : prepared) {
-                    SendResult sent = insert(c, p, null);
+                  for (QueueSends.Prepared p : prepared) {
+                    SendResult sent = sends.insert(c, p, null);
                     if (sent.status() == SendResult.Status.CONFLICT) {
                       refused.add(sent);
                     }
@@ -953,9 +562,10 @@ public final class SqlJobQueue implements JobQueue {
       prepared.forEach(p -> signals.fire(p.message().queue()));
       prepared.forEach(
           p ->
-              sent(new SendResult(SendResult.Status.SENT, p.message().queue(), p.message().key())));
+              published.sent(
+                  new SendResult(SendResult.Status.SENT, p.message().queue(), p.message().key())));
     }
-    return settled(lease.queue(), started, result);
+    return published.settled(lease.queue(), started, result);
   }
 
   @Override
@@ -993,9 +603,9 @@ public final class SqlJobQueue implements JobQueue {
   public QueueResult reschedule(Lease lease, Instant at) {
     Objects.requireNonNull(lease, "lease");
     Bounds.instant(at, "at");
-    return settled(
+    return published.settled(
         lease.queue(),
-        started(),
+        published.started(),
         core.database()
             .write(
                 c ->
@@ -1014,9 +624,9 @@ public final class SqlJobQueue implements JobQueue {
     Objects.requireNonNull(lease, "lease");
     Bounds.nonNegative(requiredWait, "requiredWait");
     String bounded = bound(error);
-    return settled(
+    return published.settled(
         lease.queue(),
-        started(),
+        published.started(),
         core.database().write(c -> fail(c, lease, bounded, requiredWait)));
   }
 
@@ -1039,7 +649,7 @@ public final class SqlJobQueue implements JobQueue {
     Optional<Instant> next =
         policy.nextAttempt(attempts, first, now, wait, ThreadLocalRandom.current());
     if (next.isEmpty()) {
-      moveToDeadLetters(c, lease, attempts, error, now);
+      dead.move(c, lease, attempts, error, now);
       return new QueueResult.DeadLettered(lease.key(), attempts, error);
     }
     try (PreparedStatement ps = c.prepareStatement(sql.retry)) {
@@ -1056,9 +666,9 @@ public final class SqlJobQueue implements JobQueue {
   public QueueResult deadLetter(Lease lease, String error) {
     Objects.requireNonNull(lease, "lease");
     String bounded = bound(error);
-    return settled(
+    return published.settled(
         lease.queue(),
-        started(),
+        published.started(),
         core.database()
             .write(
                 c -> {
@@ -1066,7 +676,7 @@ public final class SqlJobQueue implements JobQueue {
                   if (attempts < 0) {
                     return lost(lease);
                   }
-                  moveToDeadLetters(c, lease, attempts, bounded, core.clock().instant());
+                  dead.move(c, lease, attempts, bounded, core.clock().instant());
                   return new QueueResult.DeadLettered(lease.key(), attempts, bounded);
                 }));
   }
@@ -1081,30 +691,8 @@ public final class SqlJobQueue implements JobQueue {
     }
   }
 
-  private void moveToDeadLetters(Connection c, Lease lease, int attempts, String error, Instant now)
-      throws SQLException {
-    update(c, sql.dropReplacedDeadPayload, null, lease); // an older dead letter's body goes
-    try (PreparedStatement ps = c.prepareStatement(sql.deadLetter)) {
-      ps.setInt(1, attempts);
-      ps.setString(2, bound(error));
-      times.set(ps, 3, now.toEpochMilli());
-      ps.setLong(4, lease.messageId());
-      ps.setLong(5, lease.fence());
-      ps.executeUpdate();
-    }
-    update(c, sql.deleteMessage, null, lease);
-  }
-
   private int update(Connection c, String statement, Long first, Lease lease) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(statement)) {
-      int i = 1;
-      if (first != null) {
-        times.set(ps, i++, first);
-      }
-      ps.setLong(i++, lease.messageId());
-      ps.setLong(i, lease.fence());
-      return ps.executeUpdate();
-    }
+    return QueueDeadLetters.update(times, c, statement, first, lease);
   }
 
   private static QueueResult lost(Lease lease) {
@@ -1133,82 +721,21 @@ public final class SqlJobQueue implements JobQueue {
   public List<DeadLetter> deadLetters(String queue, int limit) {
     check("queue", queue, QUEUE);
     SqlIntentStore.checkLimit(limit);
-    return core.database()
-        .read(
-            c -> {
-              try (PreparedStatement ps = c.prepareStatement(sql.listDeadLetters)) {
-                ps.setString(1, queue);
-                ps.setInt(2, limit);
-                List<DeadLetter> out = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                  while (rs.next()) {
-                    out.add(
-                        new DeadLetter(
-                            queue,
-                            rs.getString(1),
-                            core.readTree(rs.getString(2)),
-                            rs.getInt(3),
-                            rs.getString(4),
-                            times.instant(rs, 5)));
-                  }
-                }
-                return out;
-              }
-            });
+    return dead.list(queue, limit);
   }
 
   @Override
   public Optional<DeadLetter> findDeadLetter(String queue, String key) {
     check("queue", queue, QUEUE);
     check("key", key, KEY);
-    return core.database()
-        .read(
-            c -> {
-              try (PreparedStatement ps = c.prepareStatement(sql.findDeadLetter)) {
-                ps.setString(1, queue);
-                ps.setString(2, key);
-                try (ResultSet rs = ps.executeQuery()) {
-                  return rs.next()
-                      ? Optional.of(deadLetter(queue, rs))
-                      : Optional.<DeadLetter>empty();
-                }
-              }
-            });
-  }
-
-  private DeadLetter deadLetter(String queue, ResultSet rs) throws SQLException {
-    return new DeadLetter(
-        queue,
-        rs.getString(1),
-        core.readTree(rs.getString(2)),
-        rs.getInt(3),
-        rs.getString(4),
-        times.instant(rs, 5));
+    return dead.find(queue, key);
   }
 
   @Override
   public boolean requeue(String queue, String key) {
     check("queue", queue, QUEUE);
     check("key", key, KEY);
-    boolean moved =
-        core.database()
-            .write(
-                c -> {
-                  try (PreparedStatement ps = c.prepareStatement(sql.requeue)) {
-                    times.set(ps, 1, core.clock().millis());
-                    ps.setString(2, queue);
-                    ps.setString(3, key);
-                    if (ps.executeUpdate() != 1) {
-                      return false;
-                    }
-                  }
-                  try (PreparedStatement ps = c.prepareStatement(sql.deleteDeadLetter)) {
-                    ps.setString(1, queue);
-                    ps.setString(2, key);
-                    ps.executeUpdate();
-                  }
-                  return true;
-                });
+    boolean moved = dead.requeue(queue, key);
     if (moved) {
       signals.fire(queue);
     }
@@ -1258,7 +785,6 @@ public final class SqlJobQueue implements JobQueue {
   }
 
   private static String bound(String error) {
-    String e = SqlRejectionStore.storable(error == null ? "(no error text)" : error);
-    return e.length() <= MAX_ERROR_CHARS ? e : e.substring(0, MAX_ERROR_CHARS - 1) + "\u2026";
+    return QueueDeadLetters.bound(error);
   }
 }
