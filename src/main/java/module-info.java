@@ -26,6 +26,7 @@ module dev.onceonly {
   requires static spring.core;
   requires static spring.jdbc;
   requires static spring.tx;
+  requires static com.zaxxer.hikari;
 
   exports dev.onceonly;
   exports dev.onceonly.events;

@@ -85,15 +85,20 @@ public final class StoreGauges implements MeterBinder, AutoCloseable {
   }
 
   /**
-   * Registers the gauges, takes a first sample now and starts sampling on the interval.
+   * Registers the gauges, takes a first sample now and starts sampling on the interval. Binding
+   * again to the same registry does nothing: Spring Boot's Actuator binds every {@link MeterBinder}
+   * bean to the application's registry, which OnceOnly's auto-configuration has bound already.
    *
    * @param registry where the gauges go
-   * @throws IllegalStateException if already bound
+   * @throws IllegalStateException if already bound to another registry
    */
   @Override
   public synchronized void bindTo(MeterRegistry registry) {
+    if (this.registry == registry) {
+      return;
+    }
     if (this.registry != null) {
-      throw new IllegalStateException("the gauges are bound already");
+      throw new IllegalStateException("the gauges are bound already, to another registry");
     }
     this.registry = Objects.requireNonNull(registry, "registry");
     gauge("onceonly.intents.pending", Tags.empty(), s -> s.pendingIntents());

@@ -3,6 +3,7 @@ package dev.onceonly.spring;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.http.IdempotencyFilter;
 import dev.onceonly.http.ScopeResolver;
+import java.util.function.Consumer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -54,7 +55,8 @@ public class OnceOnlyHttpAutoConfiguration {
    * @param scopes the application's scope resolver, if it has one
    * @param customizers the application's last words on the builder, in order
    * @return the filter
-   * @throws IllegalStateException if the transactional mode is set but cannot work
+   * @throws OnceOnlyConfigurationException if a setting is out of its bounds, or the transactional
+   *     mode is set but cannot work
    */
   @Bean
   @ConditionalOnMissingBean
@@ -65,35 +67,42 @@ public class OnceOnlyHttpAutoConfiguration {
       ObjectProvider<PlatformTransactionManager> transactions,
       ObjectProvider<ScopeResolver> scopes,
       ObjectProvider<IdempotencyFilterCustomizer> customizers) {
-    IdempotencyFilter.Builder b =
-        IdempotencyFilter.builder(once)
-            .missingScopeStatus(properties.missingScopeStatus())
-            .replayHeaders(properties.replayHeaders().toArray(String[]::new))
-            .maxRequestBytes(properties.maxRequestBytes())
-            .maxResponseBytes(properties.maxResponseBytes())
-            .maxKeyLength(properties.maxKeyLength())
-            .replayRetention(properties.replayRetention())
-            .retryAfter(properties.retryAfter())
-            .problemTypeBase(properties.problemTypeBase());
-    properties.builtRoutes().forEach(b::route);
+    IdempotencyFilter.Builder b = IdempotencyFilter.builder(once);
+    set("missing-scope-status", properties.missingScopeStatus(), b::missingScopeStatus);
+    set(
+        "replay-headers",
+        properties.replayHeaders(),
+        h -> b.replayHeaders(h.toArray(String[]::new)));
+    set("max-request-bytes", properties.maxRequestBytes(), b::maxRequestBytes);
+    set("max-response-bytes", properties.maxResponseBytes(), b::maxResponseBytes);
+    set("max-key-length", properties.maxKeyLength(), b::maxKeyLength);
+    set("replay-retention", properties.replayRetention(), b::replayRetention);
+    set("retry-after", properties.retryAfter(), b::retryAfter);
+    set("problem-type-base", properties.problemTypeBase(), b::problemTypeBase);
+    set("routes", properties.builtRoutes(), routes -> routes.forEach(b::route));
     ScopeResolver scope = scopes.getIfAvailable();
     if (scope != null) {
       b.scope(scope);
     } else if (!properties.scopeHeader().isEmpty()) {
-      b.scope(ScopeResolver.header(properties.scopeHeader()));
+      set("scope-header", properties.scopeHeader(), h -> b.scope(ScopeResolver.header(h)));
     }
     if (properties.transactional()) {
       PlatformTransactionManager manager = transactions.getIfUnique();
       if (manager == null) {
-        throw new IllegalStateException(
+        throw new OnceOnlyConfigurationException(
             "onceonly.http.transactional needs one PlatformTransactionManager on the data source"
-                + " OnceOnly uses; set onceonly.http.transactional=false for the plain mode");
+                + " OnceOnly uses",
+            "declare one, or set onceonly.http.transactional=false for the plain mode",
+            null);
       }
       OnceOnlyProperties p = onceProperties.getIfAvailable();
       if (p != null && !p.joinTransactions()) {
-        throw new IllegalStateException(
+        throw new OnceOnlyConfigurationException(
             "onceonly.http.transactional needs onceonly.join-transactions=true, or the stored"
-                + " response would commit without the handler's writes");
+                + " response would commit without the handler's writes",
+            "set onceonly.join-transactions=true, or onceonly.http.transactional=false for the"
+                + " plain mode",
+            null);
       }
       b.transactional(new SpringHandlerTransaction(manager));
     }
@@ -116,6 +125,18 @@ public class OnceOnlyHttpAutoConfiguration {
     registration.addUrlPatterns("/*");
     registration.setOrder(properties.order());
     return registration;
+  }
+
+  /** Applies one property to the builder, turning its refusal into one that names the property. */
+  private static <T> void set(String property, T value, Consumer<T> setter) {
+    try {
+      setter.accept(value);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new OnceOnlyConfigurationException(
+          "onceonly.http." + property + ": " + e.getMessage(),
+          "set onceonly.http." + property + " within the bounds the message gives",
+          e);
+    }
   }
 
   /** Matches when {@code onceonly.http.enabled} is not false and a route is set. */

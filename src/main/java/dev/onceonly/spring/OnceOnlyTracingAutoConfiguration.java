@@ -26,8 +26,10 @@ import org.springframework.context.annotation.Bean;
 @SuppressWarnings("exports")
 @AutoConfiguration(
     after = OnceOnlyAutoConfiguration.class,
-    afterName =
-        "org.springframework.boot.actuate.autoconfigure.opentelemetry.OpenTelemetryAutoConfiguration")
+    afterName = {
+      "org.springframework.boot.actuate.autoconfigure.opentelemetry.OpenTelemetryAutoConfiguration",
+      "org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration"
+    })
 @ConditionalOnClass(name = "io.opentelemetry.api.OpenTelemetry")
 @ConditionalOnBean({OpenTelemetry.class, OnceOnly.class})
 @ConditionalOnProperty(

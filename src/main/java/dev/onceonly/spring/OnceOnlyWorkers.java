@@ -91,8 +91,10 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
     OnceOnlyHandler spec = beans.findAnnotationOnBean(name, OnceOnlyHandler.class);
     Object bean = beans.getBean(name);
     if (!(bean instanceof Handler handler)) {
-      throw new IllegalStateException(
-          "bean '" + name + "' is annotated @OnceOnlyHandler but is no " + Handler.class.getName());
+      throw new OnceOnlyConfigurationException(
+          "bean '" + name + "' is annotated @OnceOnlyHandler but is no " + Handler.class.getName(),
+          "implement " + Handler.class.getName() + " or remove the annotation",
+          null);
     }
     Handler decorated = handler;
     for (OnceOnlyHandlerDecorator d : decorators) {
@@ -114,8 +116,10 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
       return b.build();
     } catch (IllegalArgumentException | NullPointerException e) {
       // DurationStyle's refusal of a bad duration is an IllegalArgumentException too
-      throw new IllegalStateException(
-          "@OnceOnlyHandler on bean '" + name + "': " + e.getMessage(), e);
+      throw new OnceOnlyConfigurationException(
+          "@OnceOnlyHandler on bean '" + name + "': " + e.getMessage(),
+          "correct that attribute of the annotation, or the onceonly.workers.* default it takes",
+          e);
     }
   }
 

@@ -27,14 +27,18 @@ final class SqliteTransactionMode {
     }
     String problem =
         "the SQLite data source begins DEFERRED transactions: steps joining concurrent Spring"
-            + " transactions fail with SQLITE_BUSY instead of waiting; add transaction_mode=IMMEDIATE"
-            + " to the JDBC URL (jdbc:sqlite:app.db?transaction_mode=IMMEDIATE) or set it with"
+            + " transactions fail with SQLITE_BUSY instead of waiting";
+    String action =
+        "add transaction_mode=IMMEDIATE to the JDBC URL"
+            + " (jdbc:sqlite:app.db?transaction_mode=IMMEDIATE) or set it with"
             + " SQLiteConfig.setTransactionMode";
     if (!settings.allowDeferredTransactions()) {
-      throw new IllegalStateException(
-          problem + ", or set onceonly.sqlite.allow-deferred-transactions=true to start anyway");
+      throw new OnceOnlyConfigurationException(
+          problem,
+          action + ", or set onceonly.sqlite.allow-deferred-transactions=true to start anyway",
+          null);
     }
-    LOG.log(System.Logger.Level.WARNING, problem);
+    LOG.log(System.Logger.Level.WARNING, problem + "; " + action);
   }
 
   /** Returns the driver's transaction mode, or null when the connection is not sqlite-jdbc's. */

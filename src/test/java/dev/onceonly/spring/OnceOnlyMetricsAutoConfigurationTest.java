@@ -54,13 +54,7 @@ class OnceOnlyMetricsAutoConfigurationTest {
                   .execute(IntentKey.of("s", "k"), "charge", Map.of(), String.class, tx -> "ok");
               once.intents().register(IntentKey.of("s", "pending"), "ship", Map.of());
               assertThat(once.events().drain(Duration.ofSeconds(10))).isTrue();
-              assertThat(
-                      registry
-                          .get("onceonly.receipts.outcomes")
-                          .tags("operation", "charge", "outcome", "repeated")
-                          .counter()
-                          .count())
-                  .isEqualTo(1.0);
+              assertThat(outcomes(registry, "charge", "repeated")).isEqualTo(1.0);
               context.getBean(StoreGauges.class).sample();
               assertThat(registry.get("onceonly.intents.pending").gauge().value()).isEqualTo(1.0);
               assertThat(registry.get("onceonly.events.dropped").functionCounter().count())
@@ -77,5 +71,14 @@ class OnceOnlyMetricsAutoConfigurationTest {
               assertThat(context).doesNotHaveBean(OnceOnlyMetrics.class);
               assertThat(context).doesNotHaveBean(StoreGauges.class);
             });
+  }
+
+  /** The count of {@code onceonly.receipts.outcomes} for one operation and outcome. */
+  static double outcomes(MeterRegistry registry, String operation, String outcome) {
+    return registry
+        .get("onceonly.receipts.outcomes")
+        .tags("operation", operation, "outcome", outcome)
+        .counter()
+        .count();
   }
 }
