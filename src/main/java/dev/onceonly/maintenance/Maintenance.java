@@ -63,6 +63,20 @@ public interface Maintenance {
   List<DeadLetterSummary> recentDeadLetters(String queue, int limit);
 
   /**
+   * Lists the live leases of one queue, the one that ends first first: messages claimed by a
+   * receiver (of any instance on the database) whose lease has not run out at this instance's
+   * clock, and which no one has completed, retried or released since. A receiver that died holds
+   * its leases until they end; meanwhile they count against the queue's concurrency limit.
+   *
+   * @param queue the queue's name
+   * @param limit the most to return, 1 to {@link #MAX_BATCH}
+   * @return the leases, by the end of each
+   * @throws IllegalArgumentException if {@code limit} is out of bounds
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  List<LiveLease> liveLeases(String queue, int limit);
+
+  /**
    * Reads the schema version recorded in the database, without creating or changing anything.
    *
    * @return the version found (0 when there is no schema under this prefix) and the version this
@@ -170,6 +184,32 @@ public interface Maintenance {
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(deadAt, "deadAt");
+    }
+  }
+
+  /**
+   * A message's lease as {@link #liveLeases} lists it.
+   *
+   * @param queue its queue
+   * @param key the message's key
+   * @param messageId the message's id in the queue table
+   * @param attempts how many deliveries it had, this one included
+   * @param until when the lease ends and the message is due again
+   */
+  record LiveLease(String queue, String key, long messageId, int attempts, Instant until) {
+    /**
+     * Refuses nulls.
+     *
+     * @param queue its queue
+     * @param key the message's key
+     * @param messageId the message's id in the queue table
+     * @param attempts how many deliveries it had, this one included
+     * @param until when the lease ends and the message is due again
+     */
+    public LiveLease {
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(until, "until");
     }
   }
 

@@ -4,6 +4,7 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.IntentPublisher;
 import dev.onceonly.IntentStore;
 import dev.onceonly.Reconciler;
+import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.JobQueue;
@@ -41,6 +42,7 @@ public final class Drain {
   private final Handler handler;
   private Duration lease = Duration.ofMinutes(1);
   private MutableClock clock;
+  private Maintenance store;
   private int maxSteps = DEFAULT_MAX_STEPS;
 
   private Drain(JobQueue queue, String queueName, Handler handler) {
@@ -81,11 +83,33 @@ public final class Drain {
    * drain runs until the queue is empty: retries after their backoff, messages sent for later.
    * Without it the drain stops when nothing is due now.
    *
+   * <p>This form cannot see leases held elsewhere: when a message is due but the claim takes none
+   * (a concurrency limit full of a crashed worker's leases), {@link #run} fails with an {@link
+   * AssertionError} instead of waiting. {@link #movingClock(MutableClock, Maintenance)} waits them
+   * out.
+   *
    * @param clock the store's clock
    * @return this drain
    */
   public Drain movingClock(MutableClock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.store = null;
+    return this;
+  }
+
+  /**
+   * Moves {@code clock} as {@link #movingClock(MutableClock)} does, and also, when a message is due
+   * but the claim takes none because the queue's concurrency limit is full of leases held elsewhere
+   * (a worker that died holding them), to the end of the first of those leases, when its room is
+   * free again and its message due.
+   *
+   * @param clock the store's clock
+   * @param store the same store's maintenance ({@code once.maintenance()}), read for its leases
+   * @return this drain
+   */
+  public Drain movingClock(MutableClock clock, Maintenance store) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.store = Objects.requireNonNull(store, "store");
     return this;
   }
 
@@ -106,39 +130,84 @@ public final class Drain {
 
   /**
    * Handles due messages until none is due (or, with {@link #movingClock}, until the queue is
-   * empty).
+   * empty). Between deliveries it checks the thread's interrupt.
    *
    * @return one step per delivery, in order
-   * @throws AssertionError if messages are still due after {@link #maxSteps} deliveries
+   * @throws AssertionError if messages are still due after {@link #maxSteps} deliveries, if the
+   *     clock was moved {@link #maxSteps} times in a row without a delivery, or if a message is due
+   *     and the claim takes none and the clock cannot change that; the message names the queue and
+   *     what blocks it
+   * @throws IllegalStateException if the thread is interrupted; its interrupt stays set
    */
   public List<DrainStep> run() {
     List<DrainStep> steps = new ArrayList<>();
+    int idle = 0;
     while (true) {
+      if (Thread.currentThread().isInterrupted()) {
+        throw new IllegalStateException(
+            "drain of queue " + queueName + " interrupted after " + steps.size() + " deliveries");
+      }
       List<Delivery> due = queue.receive(queueName, 1, lease);
-      if (due.isEmpty()) {
-        if (clock == null || !moveClock()) {
-          return steps;
+      if (!due.isEmpty()) {
+        if (steps.size() >= maxSteps) {
+          throw new AssertionError(
+              "queue " + queueName + " still has due messages after " + maxSteps + " deliveries");
         }
-        continue;
-      }
-      if (steps.size() >= maxSteps) {
+        steps.add(handle(due.get(0)));
+        idle = 0;
+      } else if (clock == null || !moveClock()) {
+        return steps;
+      } else if (++idle > maxSteps) {
         throw new AssertionError(
-            "queue " + queueName + " still has due messages after " + maxSteps + " deliveries");
+            "queue "
+                + queueName
+                + ": the clock was moved "
+                + maxSteps
+                + " times without a delivery, now at "
+                + clock.instant());
       }
-      steps.add(handle(due.get(0)));
     }
   }
 
-  /** Moves the clock to the next due time; false if the queue is empty. */
+  /**
+   * Moves the clock to when something can be claimed: the next due time, or, when a message is due
+   * already, the end of the first lease that blocks it. False if the queue is empty.
+   */
   private boolean moveClock() {
     Optional<Instant> next = queue.nextDue(queueName);
     if (next.isEmpty()) {
       return false;
     }
-    if (next.get().isAfter(clock.instant())) {
+    Instant now = clock.instant();
+    if (next.get().isAfter(now)) {
       clock.set(next.get());
+      return true;
     }
+    List<Maintenance.LiveLease> held = store == null ? List.of() : store.liveLeases(queueName, 1);
+    if (held.isEmpty()) {
+      throw new AssertionError(blocked(next.get(), now));
+    }
+    clock.set(held.get(0).until());
     return true;
+  }
+
+  private String blocked(Instant due, Instant now) {
+    String head =
+        "queue "
+            + queueName
+            + ": a message due since "
+            + due
+            + " (now "
+            + now
+            + ") was not claimed: a concurrency limit of the queue or its partition is full of";
+    if (store == null) {
+      return head
+          + " leases held elsewhere, which this drain cannot see; use movingClock(clock,"
+          + " once.maintenance()) to wait them out";
+    }
+    return head
+        + " leases, yet the store shows none live on the queue: nothing the clock can change"
+        + " makes the message claimable";
   }
 
   private DrainStep handle(Delivery d) {

@@ -20,8 +20,11 @@ import java.util.TreeMap;
  * @param duplicatedKeys the keys whose effect happened more than once
  * @param lostKeys the keys whose call returned (or was retried until it did) but whose effect is
  *     not in the tables
- * @param killPoints how many kills happened at each point, by what the child was about to do or had
- *     just done, such as {@code before INSERT INTO charges} or {@code after COMMIT}
+ * @param killPoints how many kills happened at each point, by where and what the child was about to
+ *     do or had just done, such as {@code application: after INSERT INTO charges} or {@code store:
+ *     after COMMIT of INSERT INTO onceonly_receipts}
+ * @param reachedClasses the classes of points the children reached, such as {@code application:
+ *     after commit} (see {@link #covered})
  * @param file the SQLite file the run worked on, kept for a closer look
  * @param elapsed how long the run took
  */
@@ -33,6 +36,7 @@ public record FaultReport(
     List<String> duplicatedKeys,
     List<String> lostKeys,
     Map<String, Integer> killPoints,
+    List<String> reachedClasses,
     Path file,
     Duration elapsed) {
   /**
@@ -46,8 +50,9 @@ public record FaultReport(
    * @param duplicatedKeys the keys whose effect happened more than once
    * @param lostKeys the keys whose call returned (or was retried until it did) but whose effect is
    *     not in the tables
-   * @param killPoints how many kills happened at each point, by what the child was about to do or
-   *     had just done, such as {@code before INSERT INTO charges} or {@code after COMMIT}
+   * @param killPoints how many kills happened at each point, by where and what the child was about
+   *     to do or had just done, such as {@code application: after INSERT INTO charges}
+   * @param reachedClasses the classes of points the children reached
    * @param file the SQLite file the run worked on, kept for a closer look
    * @param elapsed how long the run took
    */
@@ -55,6 +60,7 @@ public record FaultReport(
     duplicatedKeys = List.copyOf(duplicatedKeys);
     lostKeys = List.copyOf(lostKeys);
     killPoints = Collections.unmodifiableMap(new TreeMap<>(killPoints));
+    reachedClasses = List.copyOf(reachedClasses);
     Objects.requireNonNull(file, "file");
     Objects.requireNonNull(elapsed, "elapsed");
   }
@@ -69,6 +75,41 @@ public record FaultReport(
     return duplicates == 0 && lostKeys.isEmpty();
   }
 
+  /**
+   * {@return whether a child was killed in every class of points the children reached: before and
+   * after statements and commits, on the store's connection and on the application's, and at each
+   * point the application named}
+   */
+  public boolean covered() {
+    return missedClasses().isEmpty();
+  }
+
+  /**
+   * {@return the classes of points the children reached where none was killed: what happens after a
+   * crash there was not tried}
+   */
+  public List<String> missedClasses() {
+    return reachedClasses.stream()
+        .filter(c -> killPoints.keySet().stream().noneMatch(p -> FaultChild.classOf(p).equals(c)))
+        .toList();
+  }
+
+  /**
+   * {@return whether a child was killed at a point of the application's own: a statement or commit
+   * on a connection of the data source the run hands the target, or a {@link FaultPoints#reached}}
+   */
+  public boolean killedInTheApplication() {
+    return killPoints.keySet().stream().anyMatch(p -> !p.startsWith(STORE));
+  }
+
+  /** {@return whether nothing was duplicated or lost and every class of points was killed in} */
+  public boolean ok() {
+    return clean() && covered();
+  }
+
+  /** How the names of the points on the store's own connection begin. */
+  static final String STORE = "store: ";
+
   /** {@return a few lines for people: the counts, the first keys found, the kill points} */
   public String summary() {
     StringBuilder b = new StringBuilder();
@@ -82,7 +123,7 @@ public record FaultReport(
         .append(duplicates)
         .append(" lost=")
         .append(lost())
-        .append(clean() ? " OK" : " FAILED")
+        .append(ok() ? " OK" : clean() ? " INCOMPLETE" : " FAILED")
         .append('\n');
     if (!duplicatedKeys.isEmpty()) {
       b.append("duplicated: ").append(first(duplicatedKeys)).append('\n');
@@ -90,8 +131,19 @@ public record FaultReport(
     if (!lostKeys.isEmpty()) {
       b.append("lost: ").append(first(lostKeys)).append('\n');
     }
+    b.append("classes of points reached: ")
+        .append(reachedClasses.size())
+        .append(", killed in: ")
+        .append(reachedClasses.size() - missedClasses().size())
+        .append('\n');
     killPoints.forEach(
         (p, n) -> b.append("  killed ").append(n).append("x ").append(p).append('\n'));
+    missedClasses().forEach(p -> b.append("  never killed in: ").append(p).append('\n'));
+    if (!killedInTheApplication()) {
+      b.append(
+          "note: no kill at a point of the application's own; an effect made through a connection"
+              + " the run did not hand out is never killed after\n");
+    }
     return b.toString();
   }
 

@@ -1,6 +1,7 @@
 package dev.onceonly.testing;
 
 import dev.onceonly.OnceOnly;
+import javax.sql.DataSource;
 
 /**
  * The application's code under a {@link FaultRun}: a public class with a public no-argument
@@ -8,9 +9,11 @@ import dev.onceonly.OnceOnly;
  * one key on the store it is given, the way the application does it in production (a receipts step,
  * a queue send and its handler, its own tables).
  *
- * <p>The run kills child JVMs at many points inside {@code run} and calls it again for every key
- * whose call did not return, as a client retries a request that got no answer, then counts the
- * effects per key in the application's tables with the run's effects query.
+ * <p>The run kills child JVMs at many points inside {@code run}: before and after each statement
+ * and commit on the store's connection and on the connections of the data source {@link
+ * #prepare(OnceOnly, DataSource)} hands over, and at each {@link FaultPoints#reached}. It calls it
+ * again for every key whose call did not return, as a client retries a request that got no answer,
+ * then counts the effects per key in the application's tables with the run's effects query.
  */
 public interface FaultTarget {
   /**
@@ -21,6 +24,23 @@ public interface FaultTarget {
    * @throws Exception if the target cannot be set up; the run stops
    */
   default void prepare(OnceOnly once) throws Exception {}
+
+  /**
+   * Creates what the target needs, as {@link #prepare(OnceOnly)}, and takes the application's data
+   * source: connections on the run's SQLite file whose statements and commits the run may kill the
+   * process before and after ({@code application: after INSERT INTO charges}), as it does the
+   * store's. A target that makes its effect through its own connections, as most applications do,
+   * keeps this data source in a field and uses it in {@link #run}; an effect made through a
+   * connection the run did not hand out is never killed after. Nothing here is killed. The default
+   * calls {@link #prepare(OnceOnly)}.
+   *
+   * @param once the store, on the run's SQLite file
+   * @param dataSource the application's connections, on the same file
+   * @throws Exception if the target cannot be set up; the run stops
+   */
+  default void prepare(OnceOnly once, DataSource dataSource) throws Exception {
+    prepare(once);
+  }
 
   /**
    * Does the application's work for one key, and returns when it is done: when it would answer its

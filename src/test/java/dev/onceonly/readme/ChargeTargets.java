@@ -1,7 +1,9 @@
 package dev.onceonly.readme;
 
+import dev.onceonly.Effect;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.Outcome;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.testing.Drain;
@@ -12,6 +14,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
+import javax.sql.DataSource;
 
 /**
  * Two ways an application might charge an order, for the fault-injection kit: one right, one with
@@ -35,6 +38,15 @@ public final class ChargeTargets {
         });
   }
 
+  /** Records the receipt of an order's charge, with {@code effect} in its transaction. */
+  static Outcome<Long> charge(OnceOnly once, String order, Effect<Long, SQLException> effect)
+      throws SQLException {
+    return once.receipts()
+        .execute(
+            IntentKey.of("charges", order), "charge", Map.of("order", order), Long.class, effect);
+  }
+
+  /** Charges an order: one row of {@code charges}. */
   static long insert(Connection tx, String order) throws SQLException {
     try (PreparedStatement ps =
         tx.prepareStatement("INSERT INTO charges (order_id, cents) VALUES (?, 1250)")) {
@@ -56,13 +68,7 @@ public final class ChargeTargets {
 
     @Override
     public void run(OnceOnly once, String order) throws Exception {
-      once.receipts()
-          .execute(
-              IntentKey.of("charges", order),
-              "charge",
-              Map.of("order", order),
-              Long.class,
-              tx -> insert(tx, order));
+      charge(once, order, tx -> insert(tx, order));
     }
   }
 
@@ -79,13 +85,35 @@ public final class ChargeTargets {
     @Override
     public void run(OnceOnly once, String order) throws Exception {
       once.useTransaction(tx -> insert(tx, order));
-      once.receipts()
-          .execute(
-              IntentKey.of("charges", order),
-              "charge",
-              Map.of("order", order),
-              Long.class,
-              tx -> 1250L);
+      charge(once, order, tx -> 1250L);
+    }
+  }
+
+  /**
+   * Wrong, the way most applications go wrong: the receipt is recorded, then the charge commits on
+   * the application's own connection, outside any receipt. A crash after the charge and before the
+   * answer makes the client retry, the receipt answers "repeated" and the charge runs again. The
+   * negative control of the kit: the run must find the duplicate every time, which it can only by a
+   * kill after the charge, on the application's connection.
+   */
+  public static final class OutsideAnyReceipt implements FaultTarget {
+    private DataSource dataSource;
+
+    /** For the kit. */
+    public OutsideAnyReceipt() {}
+
+    @Override
+    public void prepare(OnceOnly once, DataSource dataSource) throws Exception {
+      this.dataSource = dataSource;
+      createTable(once);
+    }
+
+    @Override
+    public void run(OnceOnly once, String order) throws Exception {
+      charge(once, order, tx -> 1250L);
+      try (Connection c = dataSource.getConnection()) {
+        insert(c, order);
+      }
     }
   }
 

@@ -29,6 +29,7 @@ final class MaintenanceStatements {
   final String staleMessages;
   final String countStaleClaims;
   final String staleClaims;
+  final String liveLeases;
 
   MaintenanceStatements(String p) {
     String withoutReceipt =
@@ -117,5 +118,11 @@ final class MaintenanceStatements {
         "SELECT scope, intent_key, lease_until"
             + staleClaim
             + " ORDER BY lease_until, scope, intent_key LIMIT ?";
+    // parameters: queue, now, limit; a leased message's deliver_at is the end of its lease
+    liveLeases =
+        "SELECT message_key, id, attempts, deliver_at FROM "
+            + p
+            + "messages WHERE queue = ? AND leased = 1 AND deliver_at > ?"
+            + " ORDER BY deliver_at, id LIMIT ?";
   }
 }

@@ -158,6 +158,31 @@ public final class SqlMaintenance implements Maintenance {
   }
 
   @Override
+  public List<LiveLease> liveLeases(String queue, int limit) {
+    Objects.requireNonNull(queue, "queue");
+    checkBatch("limit", limit);
+    Instant now = clock.instant();
+    return database.read(c -> liveLeases(c, queue, now, limit));
+  }
+
+  private List<LiveLease> liveLeases(Connection c, String queue, Instant now, int limit)
+      throws SQLException {
+    List<LiveLease> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql.liveLeases)) {
+      ps.setString(1, queue);
+      bind(ps, 2, now);
+      ps.setInt(3, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(
+              new LiveLease(queue, rs.getString(1), rs.getLong(2), rs.getInt(3), instant(rs, 4)));
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
   public SchemaVersion schemaVersion() {
     return new SchemaVersion(migrator.recordedVersion(), Migrator.latestVersion());
   }
