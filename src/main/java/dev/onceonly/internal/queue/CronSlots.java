@@ -16,6 +16,7 @@ import java.time.zone.ZoneRules;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Function;
 
 /**
  * The slots of a cron expression, through cron-utils: five fields read as crontab does, six
@@ -144,8 +145,9 @@ final class CronSlots {
     } catch (IllegalArgumentException e) {
       throw new InvalidRequestException("spec", "invalid cron expression: " + e.getMessage());
     }
+    ExecutionTime times = ExecutionTime.forCron(cron);
     String hours = fields[fields.length - 4];
-    Fields parsed = new Fields(ExecutionTime.forCron(cron), hours.startsWith("*"));
+    Fields parsed = new Fields(times::nextExecution, times::lastExecution, hours.startsWith("*"));
     if (PARSED.size() < MAX_PARSED) {
       PARSED.put(expression, parsed);
     }
@@ -164,12 +166,19 @@ final class CronSlots {
    * <p>cron-utils steps through local times in UTC, where no time is skipped or repeated; this
    * class maps them to instants, as cron-utils' own zoned stepping does not follow this rule.
    *
-   * @param local the matching local times, stepped in UTC
+   * <p>The steps are functions rather than cron-utils' {@code ExecutionTime}, so that this class
+   * alone names cron-utils.
+   *
+   * @param next the first matching time strictly after a time in UTC
+   * @param last the newest matching time strictly before a time in UTC
    * @param realTime whether the hour field is written with {@code *}
    */
-  private record Fields(ExecutionTime local, boolean realTime) {
+  private record Fields(
+      Function<ZonedDateTime, Optional<ZonedDateTime>> next,
+      Function<ZonedDateTime, Optional<ZonedDateTime>> last,
+      boolean realTime) {
     Optional<LocalDateTime> after(LocalDateTime t) {
-      return local.nextExecution(t.atZone(ZoneOffset.UTC)).map(ZonedDateTime::toLocalDateTime);
+      return next.apply(t.atZone(ZoneOffset.UTC)).map(ZonedDateTime::toLocalDateTime);
     }
 
     /** For {@code t} in whole seconds, as the local times of changes are. */
@@ -178,7 +187,7 @@ final class CronSlots {
     }
 
     Optional<LocalDateTime> before(LocalDateTime t) {
-      return local.lastExecution(t.atZone(ZoneOffset.UTC)).map(ZonedDateTime::toLocalDateTime);
+      return last.apply(t.atZone(ZoneOffset.UTC)).map(ZonedDateTime::toLocalDateTime);
     }
   }
 }

@@ -127,6 +127,28 @@ class CronDaylightSavingTest {
         .isZero();
   }
 
+  /** Six fields (seconds first, as in Spring) meet a change as their five-field form does. */
+  @Test
+  void sixFieldsMeetAChangeAsTheirFiveFieldForm() {
+    for (String id : List.of("Europe/Berlin", "America/New_York", "Australia/Lord_Howe")) {
+      ZoneId zone = ZoneId.of(id);
+      for (ZoneOffsetTransition change = zone.getRules().nextTransition(FROM);
+          change.getInstant().isBefore(UNTIL);
+          change = zone.getRules().nextTransition(change.getInstant())) {
+        Instant start = change.getInstant().minus(WINDOW);
+        Instant end = change.getInstant().plus(WINDOW);
+        for (String five : List.of("30 2 * * *", "*/30 1 * * *", "0 * * * *", "15 1-3 * * *")) {
+          List<Instant> slots = forward(five, zone, start, end);
+          assertThat(slots).isNotEmpty();
+          assertThat(forward("0 " + five, zone, start, end)).as("%s %s", id, five).isEqualTo(slots);
+          assertThat(backward("0 " + five, zone, start, end))
+              .as("%s %s", id, five)
+              .isEqualTo(slots);
+        }
+      }
+    }
+  }
+
   /** The first and last of {@code slots}, those more than three hours from every change. */
   private static List<Instant> farFromChanges(List<Instant> slots, List<Object> window) {
     List<Instant> ends =
