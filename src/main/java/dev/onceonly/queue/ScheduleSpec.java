@@ -29,8 +29,11 @@ public sealed interface ScheduleSpec {
 
   /**
    * Slots on a cron expression in a time zone, so {@code "0 6 * * *"} stays at six in the morning
-   * across daylight saving changes (a slot that a change skips does not exist; one that it repeats
-   * runs once, at its first occurrence).
+   * across daylight saving changes. At a change, as in Vixie cron: an expression whose hour field
+   * is written with {@code *} ({@code "0 * * * *"}, {@code "0 *}{@code /2 * * *"}) follows real
+   * time, so it runs in both passes of a repeated hour and not at all in a skipped one; any other
+   * runs each local time once, at its first pass, and the times a change skips once, at the instant
+   * of the change (see "Daylight-saving changes" in {@code docs/queue.md}).
    *
    * @param expression the cron expression, five or six fields
    * @param zone the time zone the fields are read in

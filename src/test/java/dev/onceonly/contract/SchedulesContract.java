@@ -17,6 +17,7 @@ import dev.onceonly.queue.SendResult;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.Race;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -197,6 +198,78 @@ public class SchedulesContract extends QueueContractSupport {
     // In summer 06:00 in Madrid is 04:00 UTC.
     assertThat(schedules().find("morning").orElseThrow().nextRun())
         .contains(Instant.parse("2026-07-01T04:00:00Z"));
+  }
+
+  /**
+   * Berlin skips 02:00-03:00 on 2026-03-29 (01:00Z): a fixed-time job due in the gap runs once, at
+   * the change; an hourly job follows real time. The clock moves ten minutes a step and each step's
+   * runs are handled; the effects are read after reopening.
+   */
+  @Test
+  void aFixedTimeInTheSpringGapRunsOnceAtTheChangeAndAnHourlyJobFollowsRealTime()
+      throws SQLException {
+    runThroughBerlin(Instant.parse("2026-03-28T23:00:00Z"), Instant.parse("2026-03-29T03:00:00Z"));
+    assertThat(db.strings("SELECT message_key FROM effects ORDER BY message_key"))
+        .containsExactlyInAnyOrder(
+            run("hourly", "2026-03-28T23:00:00Z"), // 00:00 CET
+            run("hourly", "2026-03-29T00:00:00Z"), // 01:00 CET
+            run("hourly", "2026-03-29T01:00:00Z"), // 03:00 CEST, right after the change
+            run("hourly", "2026-03-29T02:00:00Z"),
+            run("hourly", "2026-03-29T03:00:00Z"),
+            run("at-two-thirty", "2026-03-29T01:00:00Z"), // 02:30 does not exist
+            run("twice-at-two", "2026-03-29T01:00:00Z"), // nor 02:00: both run once, together
+            run("every-ten-at-two", "2026-03-29T01:00:00Z"));
+    assertThat(duplicatedEffects()).isZero();
+  }
+
+  /**
+   * Berlin repeats 02:00-03:00 on 2026-10-25 (00:00Z-01:00Z in CEST, 01:00Z-02:00Z in CET): a
+   * fixed-time job runs at the first pass only, whether its minute field is one value, a list or a
+   * step; an hourly job runs in both, under distinct keys.
+   */
+  @Test
+  void aFixedTimeInTheRepeatedHourRunsOnceAndAnHourlyJobRunsInBothPasses() throws SQLException {
+    runThroughBerlin(Instant.parse("2026-10-24T22:00:00Z"), Instant.parse("2026-10-25T03:00:00Z"));
+    assertThat(db.strings("SELECT message_key FROM effects ORDER BY message_key"))
+        .containsExactlyInAnyOrder(
+            run("hourly", "2026-10-24T22:00:00Z"), // 00:00 CEST
+            run("hourly", "2026-10-24T23:00:00Z"), // 01:00 CEST
+            run("hourly", "2026-10-25T00:00:00Z"), // 02:00 CEST
+            run("hourly", "2026-10-25T01:00:00Z"), // 02:00 CET
+            run("hourly", "2026-10-25T02:00:00Z"),
+            run("hourly", "2026-10-25T03:00:00Z"),
+            run("at-two-thirty", "2026-10-25T00:30:00Z"),
+            run("twice-at-two", "2026-10-25T00:00:00Z"),
+            run("twice-at-two", "2026-10-25T00:30:00Z"),
+            run("every-ten-at-two", "2026-10-25T00:00:00Z"),
+            run("every-ten-at-two", "2026-10-25T00:10:00Z"),
+            run("every-ten-at-two", "2026-10-25T00:20:00Z"),
+            run("every-ten-at-two", "2026-10-25T00:30:00Z"),
+            run("every-ten-at-two", "2026-10-25T00:40:00Z"),
+            run("every-ten-at-two", "2026-10-25T00:50:00Z"));
+    assertThat(duplicatedEffects()).isZero();
+  }
+
+  /**
+   * Registers four Berlin schedules at {@code from}, then moves the clock to {@code until} ten
+   * minutes a step, committing each step's runs as effects, and reopens.
+   */
+  private void runThroughBerlin(Instant from, Instant until) throws SQLException {
+    ZoneId berlin = ZoneId.of("Europe/Berlin");
+    clock.set(from.minusSeconds(1));
+    schedules().register("hourly", Q, ScheduleSpec.cron("0 * * * *", berlin), 1);
+    schedules().register("at-two-thirty", Q, ScheduleSpec.cron("30 2 * * *", berlin), 1);
+    schedules().register("twice-at-two", Q, ScheduleSpec.cron("0,30 2 * * *", berlin), 1);
+    schedules().register("every-ten-at-two", Q, ScheduleSpec.cron("*/10 2 * * *", berlin), 1);
+    while (clock.instant().isBefore(until)) {
+      clock.advance(Duration.ofMinutes(10));
+      schedules().fireDue();
+      for (Delivery d : once.queue().receive(Q, 100, LEASE)) {
+        assertThat(once.queue().complete(d.lease(), tx -> insertEffect(tx, d.lease().key(), "run")))
+            .isInstanceOf(QueueResult.Completed.class);
+      }
+    }
+    reopen();
   }
 
   @Test
