@@ -1,10 +1,6 @@
 package dev.onceonly.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.onceonly.CanonicalizationException;
-import dev.onceonly.Canonicalizer;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
@@ -28,7 +24,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -75,9 +70,7 @@ public final class IdempotencyFilter implements Filter {
       "https://github.com/onceonly/onceonly/blob/main/docs/http.md#";
 
   private static final System.Logger LOG = System.getLogger(IdempotencyFilter.class.getName());
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final int MAX_BYTES = 64 << 20;
-  private static final Canonicalizer FINGERPRINTS = Canonicalizer.defaults();
 
   private final OnceOnly once;
   private final List<Route> routes;
@@ -88,12 +81,10 @@ public final class IdempotencyFilter implements Filter {
   private final int maxRequestBytes;
   private final int maxResponseBytes;
   private final int maxKeyLength;
-  private final Duration retention;
   private final InstantSource clock;
-  private final long retryAfterSeconds;
-  private final String problemTypeBase;
   private final HandlerTransaction transaction;
-  private final Canonicalizer canonicalizer;
+  private final RequestFingerprint fingerprints;
+  private final Answers answers;
 
   private IdempotencyFilter(Builder b) {
     once = b.once;
@@ -105,12 +96,11 @@ public final class IdempotencyFilter implements Filter {
     maxRequestBytes = b.maxRequestBytes;
     maxResponseBytes = b.maxResponseBytes;
     maxKeyLength = b.maxKeyLength;
-    retention = b.retention;
     clock = b.clock;
-    retryAfterSeconds = b.retryAfter.toSeconds();
-    problemTypeBase = b.problemTypeBase;
     transaction = b.transaction;
-    canonicalizer = Canonicalizer.builder().maxInputBytes(Math.max(1, maxRequestBytes)).build();
+    fingerprints = new RequestFingerprint(maxRequestBytes);
+    answers =
+        new Answers(b.problemTypeBase, b.retention, clock, b.retryAfter.toSeconds(), once.events());
   }
 
   /**
@@ -141,7 +131,8 @@ public final class IdempotencyFilter implements Filter {
       chain.doFilter(request, response);
       return;
     }
-    String path = path(req);
+    long started = System.nanoTime();
+    String path = DispatchedPath.of(req);
     Route route = route(req.getMethod(), path);
     if (route == null) {
       chain.doFilter(request, response);
@@ -150,7 +141,7 @@ public final class IdempotencyFilter implements Filter {
     List<String> values = Collections.list(req.getHeaders(KEY_HEADER));
     if (values.isEmpty()) {
       if (route.keyRequired()) {
-        refuseUnread(
+        answers.refuseUnread(
             req,
             res,
             Problem.KEY_MISSING,
@@ -163,23 +154,23 @@ public final class IdempotencyFilter implements Filter {
     }
     String key = values.size() == 1 ? KeyHeader.parse(values.get(0), maxKeyLength) : null;
     if (key == null) {
-      refuseUnread(
+      answers.refuseUnread(
           req, res, Problem.KEY_MALFORMED, Problem.KEY_MALFORMED.status, malformed(values));
       return;
     }
     String scope = scopes.scope(req);
     if (scope == null || scope.isEmpty()) {
-      refuseUnread(
+      answers.refuseUnread(
           req,
           res,
           Problem.SCOPE_MISSING,
           missingScopeStatus,
-          "the request has no scope (an authenticated principal) for its " + KEY_HEADER);
+          "the request has no scope for its " + KEY_HEADER + ": " + ScopeSources.missing(scopes));
       return;
     }
     byte[] body = readBody(req);
     if (body == null) {
-      refuseUnread(
+      answers.refuseUnread(
           req,
           res,
           Problem.REQUEST_TOO_LARGE,
@@ -188,21 +179,21 @@ public final class IdempotencyFilter implements Filter {
       return;
     }
     IntentKey intent = IntentKey.of(KeyHeader.storeScope(scope), KeyHeader.storeKey(key));
-    ObjectNode arguments = fingerprint(route, req, path, body);
+    ObjectNode arguments = fingerprints.arguments(route, req, path, body);
     HttpServletRequest handlerRequest = new BufferedRequest(req, body);
+    Guarded guarded = new Guarded(route, intent, arguments, started);
     try {
       if (transaction == null) {
-        plain(route, intent, arguments, handlerRequest, res, chain);
+        plain(guarded, handlerRequest, res, chain);
       } else {
-        transactional(route, intent, arguments, handlerRequest, res, chain);
+        transactional(guarded, handlerRequest, res, chain);
       }
     } catch (InvalidRequestException e) {
       if (res.isCommitted()) {
         throw e;
       }
       res.reset();
-      Problem.KEY_MALFORMED.send(
-          res, problemTypeBase, "the store refused the key: " + e.getMessage());
+      answers.send(res, Problem.KEY_MALFORMED, "the store refused the key: " + e.getMessage());
     }
   }
 
@@ -214,14 +205,6 @@ public final class IdempotencyFilter implements Filter {
         + " must be a structured-field string (\"...\") or token of 1 to "
         + maxKeyLength
         + " printable ASCII characters";
-  }
-
-  private static String path(HttpServletRequest req) {
-    String uri = req.getRequestURI();
-    String context = req.getContextPath();
-    return context != null && !context.isEmpty() && uri.startsWith(context)
-        ? uri.substring(context.length())
-        : uri;
   }
 
   private Route route(String method, String path) {
@@ -252,69 +235,35 @@ public final class IdempotencyFilter implements Filter {
     return out.toByteArray();
   }
 
-  /**
-   * The fingerprint's input: method, path, query, the body's digest (of its RFC 8785 form when it
-   * is JSON, so that a retry's whitespace and member order do not matter; of its bytes otherwise)
-   * and the route's fingerprint headers.
-   */
-  private ObjectNode fingerprint(Route route, HttpServletRequest req, String path, byte[] body) {
-    ObjectNode args = JSON.createObjectNode();
-    args.put("method", req.getMethod());
-    args.put("path", path);
-    String query = req.getQueryString();
-    args.put("query", query == null ? "" : query);
-    args.put("body", bodyDigest(req.getContentType(), body));
-    if (!route.fingerprintHeaders().isEmpty()) {
-      ObjectNode headers = args.putObject("headers");
-      for (String name : route.fingerprintHeaders()) {
-        ArrayNode list = headers.putArray(name);
-        Collections.list(req.getHeaders(name)).forEach(list::add);
-      }
+  /** A guarded request: its route, intent, fingerprint input and when the filter took it. */
+  private record Guarded(Route route, IntentKey intent, ObjectNode arguments, long started) {
+    boolean same(String operation, Fingerprint fingerprint) {
+      return RequestFingerprint.sameRequest(route, arguments, operation, fingerprint);
     }
-    return args;
   }
 
-  private String bodyDigest(String contentType, byte[] body) {
-    if (isJson(contentType) && body.length > 0) {
-      try {
-        return "jcs:" + KeyHeader.sha256Hex(canonicalizer.canonicalize(body));
-      } catch (CanonicalizationException e) {
-        // not I-JSON after all: the bytes are the request
-      }
+  /** Counts the step of {@code g} in {@code onceonly.receipts.outcomes}, if it has an outcome. */
+  private void counted(Guarded g, String outcome) {
+    if (outcome != null) {
+      answers.counted(g.route().operation(), g.intent(), outcome, g.started());
     }
-    return "bytes:" + KeyHeader.sha256Hex(body);
-  }
-
-  private static boolean isJson(String contentType) {
-    if (contentType == null) {
-      return false;
-    }
-    int semicolon = contentType.indexOf(';');
-    String type =
-        (semicolon < 0 ? contentType : contentType.substring(0, semicolon))
-            .trim()
-            .toLowerCase(Locale.ROOT);
-    return type.equals("application/json") || type.endsWith("+json");
   }
 
   // ---- plain mode: a fenced claim around the handler ----
 
-  private void plain(
-      Route route,
-      IntentKey intent,
-      ObjectNode arguments,
-      HttpServletRequest req,
-      HttpServletResponse res,
-      FilterChain chain)
+  private void plain(Guarded g, HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
+    Route route = g.route();
+    IntentKey intent = g.intent();
+    ObjectNode arguments = g.arguments();
     ExternalEffects effects = once.externalEffects();
     Optional<ClaimRecord> done = effects.find(intent);
     if (done.isPresent()
         && done.get().state() == ClaimState.COMPLETED
-        && sameRequest(route, arguments, done.get().operation(), done.get().fingerprint())) {
+        && g.same(done.get().operation(), done.get().fingerprint())) {
       // A completed claim is final: its replay needs no write transaction.
       String json = done.get().resultJson();
-      replay(res, done.get().completedAt(), () -> read(json));
+      counted(g, answers.replay(res, done.get().completedAt(), () -> Answers.read(json)));
       return;
     }
     ClaimOutcome outcome = effects.claim(intent, route.operation(), arguments, route.lease());
@@ -329,32 +278,35 @@ public final class IdempotencyFilter implements Filter {
       outcome = effects.claim(intent, route.operation(), arguments, route.lease());
     }
     if (outcome instanceof ClaimOutcome.Claimed c) {
-      runClaimed(route, effects, c.claim(), req, res, chain);
+      if (runClaimed(route, effects, c.claim(), req, res, chain)) {
+        counted(g, "created");
+      }
     } else if (outcome instanceof ClaimOutcome.Repeated r) {
-      replay(res, r.completedAt(), () -> r.result(StoredResponse.class));
-    } else if (outcome instanceof ClaimOutcome.InProgress) {
-      inProgress(res);
-    } else if (outcome instanceof ClaimOutcome.RetryLater) {
-      inProgress(res);
+      counted(g, answers.replay(res, r.completedAt(), () -> r.result(StoredResponse.class)));
+    } else if (outcome instanceof ClaimOutcome.InProgress
+        || outcome instanceof ClaimOutcome.RetryLater) {
+      answers.inProgress(res);
     } else if (outcome instanceof ClaimOutcome.Conflict) {
-      reused(res);
+      counted(g, "conflict");
+      answers.reused(res);
     } else if (outcome instanceof ClaimOutcome.Unknown) {
-      Problem.OUTCOME_UNKNOWN.send(
+      answers.send(
           res,
-          problemTypeBase,
+          Problem.OUTCOME_UNKNOWN,
           "an earlier request with this key stopped while its handler ran; an operator must"
               + " settle it (onceonly unknown resolve) before the key answers again");
     } else {
-      Problem.CLOSED.send(
+      answers.send(
           res,
-          problemTypeBase,
+          Problem.CLOSED,
           "the key was "
               + (outcome instanceof ClaimOutcome.Cancelled ? "cancelled" : "failed")
               + " by an operator; send the request under a new key");
     }
   }
 
-  private void runClaimed(
+  /** Runs the handler under its claim; returns whether its response was stored. */
+  private boolean runClaimed(
       Route route,
       ExternalEffects effects,
       Claim claim,
@@ -383,12 +335,12 @@ public final class IdempotencyFilter implements Filter {
               : req.isAsyncStarted() ? "went asynchronous" : "streamed its response");
       effects.abandon(claim);
       captured.startStreaming();
-      return;
+      return false;
     }
     if (!storable.test(res.getStatus())) {
       effects.abandon(claim);
       captured.release();
-      return;
+      return false;
     }
     Settlement settled = effects.complete(claim, captured.toStored(replayHeaders));
     if (settled instanceof Settlement.Fenced) {
@@ -400,26 +352,25 @@ public final class IdempotencyFilter implements Filter {
           route.lease());
     }
     captured.release();
+    return settled instanceof Settlement.Completed;
   }
 
   // ---- transactional mode: the receipt joins the application's transaction ----
 
   private void transactional(
-      Route route,
-      IntentKey intent,
-      ObjectNode arguments,
-      HttpServletRequest req,
-      HttpServletResponse res,
-      FilterChain chain)
+      Guarded g, HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
+    Route route = g.route();
+    IntentKey intent = g.intent();
     Optional<Receipt> stored = once.receipts().find(intent);
     if (stored.isPresent()
         && stored.get().resultJson() != null
         && stored.get().expiresAt().isAfter(clock.instant())
-        && sameRequest(route, arguments, stored.get().operation(), stored.get().fingerprint())) {
+        && g.same(stored.get().operation(), stored.get().fingerprint())) {
       // A committed receipt is final: its replay needs no transaction of the application's.
+      // The receipts counted no step for it, so the filter does.
       String json = stored.get().resultJson();
-      replay(res, stored.get().createdAt(), () -> read(json));
+      counted(g, answers.replay(res, stored.get().createdAt(), () -> Answers.read(json)));
       return;
     }
     CapturedResponse captured = new CapturedResponse(res, maxResponseBytes, false);
@@ -432,7 +383,7 @@ public final class IdempotencyFilter implements Filter {
                       .execute(
                           intent,
                           route.operation(),
-                          arguments,
+                          g.arguments(),
                           StoredResponse.class,
                           connection -> handleInTransaction(route, req, res, chain, captured)));
     } catch (NotStored e) {
@@ -441,7 +392,7 @@ public final class IdempotencyFilter implements Filter {
       } else {
         LOG.log(System.Logger.Level.WARNING, "route {0}: {1}", route.name(), e.detail);
         res.reset();
-        Problem.RESPONSE_NOT_STORED.send(res, problemTypeBase, e.detail);
+        answers.send(res, Problem.RESPONSE_NOT_STORED, e.detail);
       }
       return;
     } catch (IOException | ServletException | RuntimeException e) {
@@ -452,11 +403,11 @@ public final class IdempotencyFilter implements Filter {
     if (outcome instanceof Outcome.Created) {
       captured.release();
     } else if (outcome instanceof Outcome.Repeated<StoredResponse> r) {
-      replay(res, r.createdAt(), r::result);
+      answers.replay(res, r.createdAt(), r::result);
     } else if (outcome instanceof Outcome.Conflict) {
-      reused(res);
+      answers.reused(res);
     } else {
-      expired(res);
+      answers.expired(res);
     }
   }
 
@@ -494,82 +445,6 @@ public final class IdempotencyFilter implements Filter {
       super(detail, null, false, false);
       this.detail = detail;
     }
-  }
-
-  /** Whether a stored intent is this request: same operation, same fingerprint. */
-  private static boolean sameRequest(
-      Route route, ObjectNode arguments, String operation, Fingerprint fingerprint) {
-    return route.operation().equals(operation)
-        && FINGERPRINTS.fingerprint(route.operation(), arguments).equals(fingerprint);
-  }
-
-  private static StoredResponse read(String json) {
-    try {
-      return JSON.readValue(json, StoredResponse.class);
-    } catch (IOException e) {
-      throw new IllegalStateException("not a stored response", e);
-    }
-  }
-
-  // ---- the answers ----
-
-  /** A stored result, read lazily: an operator's resolution may hold something else. */
-  private interface Stored {
-    StoredResponse get();
-  }
-
-  private void replay(HttpServletResponse res, Instant storedAt, Stored stored) throws IOException {
-    if (storedAt.plus(retention).isBefore(clock.instant())) {
-      expired(res);
-      return;
-    }
-    StoredResponse response;
-    try {
-      response = stored.get();
-    } catch (RuntimeException e) {
-      Problem.RESPONSE_NOT_STORED.send(
-          res, problemTypeBase, "the result stored for this key is not a response: " + e);
-      return;
-    }
-    if (response == null) {
-      Problem.RESPONSE_NOT_STORED.send(res, problemTypeBase, "no response stored for this key");
-      return;
-    }
-    res.setStatus(response.status());
-    for (StoredResponse.Header h : response.headers()) {
-      if (h.name().equalsIgnoreCase("Content-Type")) {
-        res.setContentType(h.value());
-      } else {
-        res.addHeader(h.name(), h.value());
-      }
-    }
-    res.setHeader(REPLAYED_HEADER, "true");
-    byte[] body = response.bodyBytes();
-    res.setContentLength(body.length);
-    res.getOutputStream().write(body);
-  }
-
-  private void inProgress(HttpServletResponse res) throws IOException {
-    res.setHeader("Retry-After", Long.toString(retryAfterSeconds));
-    Problem.IN_PROGRESS.send(
-        res,
-        problemTypeBase,
-        "a request with this key is still being handled; retry after " + retryAfterSeconds + " s");
-  }
-
-  private void reused(HttpServletResponse res) throws IOException {
-    Problem.KEY_REUSED.send(
-        res,
-        problemTypeBase,
-        "this key was used for a request with another method, path, query or body");
-  }
-
-  private void expired(HttpServletResponse res) throws IOException {
-    Problem.KEY_EXPIRED.send(
-        res,
-        problemTypeBase,
-        "the response stored for this key is past its retention; send the request under a new"
-            + " key");
   }
 
   /** Builds an {@link IdempotencyFilter}. Not thread-safe; the built filter is. */
@@ -830,22 +705,5 @@ public final class IdempotencyFilter implements Filter {
   private static boolean storedByDefault(int status) {
     return status >= 200 && status < 300
         || status >= 400 && status < 500 && status != 409 && status != 429;
-  }
-
-  /**
-   * Answers {@code problem} before the request's body was read, or all of it. On HTTP/1.1, when the
-   * request has a body, it asks the client to close the connection: the server may drop such a
-   * connection once the answer is written, without saying so, and a client that reused it would
-   * find it closed before its next request's answer. {@code Connection} is a hop-by-hop header
-   * HTTP/2 does not have.
-   */
-  private void refuseUnread(
-      HttpServletRequest req, HttpServletResponse res, Problem problem, int status, String detail)
-      throws IOException {
-    boolean body = req.getContentLengthLong() != 0 || req.getHeader("Transfer-Encoding") != null;
-    if (body && req.getProtocol() != null && req.getProtocol().startsWith("HTTP/1")) {
-      res.setHeader("Connection", "close");
-    }
-    problem.send(res, problemTypeBase, status, detail);
   }
 }

@@ -166,9 +166,12 @@ public final class Route {
     }
 
     /**
-     * Adds a path pattern, matched against the request's path inside the application (without the
-     * context path and the query): an exact path ({@code /payments}), or a prefix ending in {@code
-     * /*} ({@code /payments/*} matches {@code /payments} and everything below it).
+     * Adds a path pattern, matched against the path inside the application that the container
+     * dispatched the request to (its servlet path and path info: without the context path and the
+     * query, decoded, without path parameters and with dot segments resolved, so every spelling
+     * that reaches the same servlet path matches alike): an exact path ({@code /payments}), or a
+     * prefix ending in {@code /*} ({@code /payments/*} matches {@code /payments} and everything
+     * below it).
      *
      * @param pattern starts with {@code /}; {@code *} only as the last segment
      * @return this builder

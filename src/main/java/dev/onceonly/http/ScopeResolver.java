@@ -1,7 +1,6 @@
 package dev.onceonly.http;
 
 import jakarta.servlet.http.HttpServletRequest;
-import java.security.Principal;
 import java.util.Objects;
 
 /**
@@ -13,7 +12,8 @@ import java.util.Objects;
 public interface ScopeResolver {
   /**
    * Returns the scope of {@code request}, or null when the request has none (the filter then
-   * answers with the configured status, 401 by default).
+   * answers with the configured status, 401 by default; its detail names the header or the
+   * principal when the resolver is {@link #header} or {@link #principal}).
    *
    * @param request the request
    * @return the scope, or null
@@ -28,10 +28,7 @@ public interface ScopeResolver {
    * @return the resolver
    */
   static ScopeResolver principal() {
-    return request -> {
-      Principal p = request.getUserPrincipal();
-      return p == null ? null : p.getName();
-    };
+    return ScopeSources.PrincipalScope.INSTANCE;
   }
 
   /**
@@ -47,7 +44,7 @@ public interface ScopeResolver {
     if (name.isBlank()) {
       throw new IllegalArgumentException("header name must not be blank");
     }
-    return request -> request.getHeader(name);
+    return new ScopeSources.HeaderScope(name);
   }
 
   /**

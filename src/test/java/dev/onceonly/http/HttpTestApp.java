@@ -100,6 +100,12 @@ final class HttpTestApp implements AutoCloseable {
     port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
   }
 
+  /** A filter on {@code once} with one route, {@code payments} at {@code /payments}. */
+  static IdempotencyFilter.Builder paymentsRoute(dev.onceonly.OnceOnly once) {
+    return IdempotencyFilter.builder(once)
+        .route(Route.builder("payments").path("/payments").build());
+  }
+
   /** Waits until a handler parked at {@code gate} has written its row. */
   void awaitEntered(String gate) throws InterruptedException {
     if (!latch(entered, gate).await(30, TimeUnit.SECONDS)) {

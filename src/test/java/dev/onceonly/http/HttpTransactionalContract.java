@@ -5,6 +5,7 @@ import static dev.onceonly.http.HttpFilterContract.assertProblem;
 import static dev.onceonly.http.HttpFilterContract.assertReplayOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceonly.OnceOnly;
 import dev.onceonly.spring.IdempotencyFilterCustomizer;
 import dev.onceonly.spring.OnceOnlyBuilderCustomizer;
 import dev.onceonly.testing.ContractDatabase;
@@ -14,6 +15,7 @@ import dev.onceonly.testing.MutableClock;
 import dev.onceonly.testing.PostgresContractDatabase;
 import dev.onceonly.testing.Race;
 import dev.onceonly.testing.SqliteContractDatabase;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,6 +69,11 @@ public class HttpTransactionalContract {
     @Bean
     OnceOnlyBuilderCustomizer testClock() {
       return b -> b.clock(CLOCK);
+    }
+
+    @Bean
+    SimpleMeterRegistry meters() {
+      return new SimpleMeterRegistry();
     }
 
     @Bean
@@ -281,8 +288,28 @@ public class HttpTransactionalContract {
   @Test
   void aMissingKeyAndAMissingScopeAreRefused() throws Exception {
     assertProblem(pay("/payments/missing", null, JSON), 400, "key-missing");
-    assertProblem(app.send(app.post("/payments/missing", "t-m", null, JSON)), 401, "scope-missing");
+    HttpResponse<byte[]> noTenant = app.send(app.post("/payments/missing", "t-m", null, JSON));
+    assertProblem(noTenant, 401, "scope-missing");
+    // onceonly.http.scope-header is set: the answer names the header, not a principal
+    assertThat(HttpTestApp.text(noTenant)).contains("X-Tenant").doesNotContain("principal");
     assertThat(rows("/payments/missing")).isZero();
+  }
+
+  @Test
+  void aReplayCountsAsRepeatedInTheReceiptsOutcomes() throws Exception {
+    OnceOnly once = context.getBean(OnceOnly.class);
+    SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+    assertThat(once.events().drain(Duration.ofSeconds(30))).isTrue();
+    double created = HttpMetricsTest.outcomes(registry, "created");
+    double repeated = HttpMetricsTest.outcomes(registry, "repeated");
+
+    pay("/payments/metrics", "t-metrics", JSON);
+    HttpResponse<byte[]> replay = pay("/payments/metrics", "t-metrics", JSON);
+
+    assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+    assertThat(once.events().drain(Duration.ofSeconds(30))).isTrue();
+    assertThat(HttpMetricsTest.outcomes(registry, "created")).isEqualTo(created + 1);
+    assertThat(HttpMetricsTest.outcomes(registry, "repeated")).isEqualTo(repeated + 1);
   }
 
   @Test
