@@ -2,6 +2,9 @@ package dev.onceonly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,6 +81,48 @@ class JavaTimeResultsProperties {
               assertThat(again).isInstanceOf(Outcome.Repeated.class);
               assertThat(again.toOptional()).contains(t);
             }
+          }
+        });
+  }
+
+  /**
+   * The default mapper changes nothing but {@code java.time}: arguments of other values, {@code
+   * java.util.Date} and {@code Calendar} among them (written as epoch milliseconds, as before), get
+   * the fingerprint a plain {@code ObjectMapper} gives them, so a request sent before an upgrade is
+   * still the same request after it.
+   */
+  @Test
+  void otherArgumentsKeepTheFingerprintsOfAPlainMapper() {
+    Trials.forAll(
+        20,
+        trial -> {
+          SplittableRandom random = trial.random();
+          Map<String, Object> arguments = new java.util.LinkedHashMap<>();
+          arguments.put("date", new java.util.Date(random.nextLong(-1L << 45, 1L << 45)));
+          java.util.Calendar calendar =
+              java.util.Calendar.getInstance(
+                  java.util.TimeZone.getTimeZone(ZONES.get(random.nextInt(ZONES.size()))));
+          calendar.setTimeInMillis(random.nextLong(-1L << 45, 1L << 45));
+          arguments.put("calendar", calendar);
+          JsonNode json = trial.json().tree(3);
+          try {
+            Canonicalizer.defaults().canonicalize(json);
+          } catch (CanonicalizationException notIJson) {
+            json = JsonNodeFactory.instance.textNode("not I-JSON");
+          }
+          arguments.put("json", json);
+          arguments.put("number", random.nextLong());
+          trial.input("arguments", arguments);
+          Fingerprint expected =
+              Canonicalizer.defaults()
+                  .fingerprint("when", new ObjectMapper().valueToTree(arguments));
+          Path file = Files.createTempDirectory(dir, "db").resolve("onceonly.db");
+          try (OnceOnly once = OnceOnly.builder().sqlite(file).build()) {
+            Outcome<Integer> created =
+                once.receipts().execute(key(0), "when", arguments, Integer.class, c -> 1);
+            assertThat(created)
+                .isInstanceOfSatisfying(
+                    Outcome.Created.class, c -> assertThat(c.fingerprint()).isEqualTo(expected));
           }
         });
   }

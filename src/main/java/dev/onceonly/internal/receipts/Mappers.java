@@ -1,5 +1,6 @@
 package dev.onceonly.internal.receipts;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.Version;
@@ -18,6 +19,17 @@ import com.fasterxml.jackson.databind.ser.Serializers;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.MonthDay;
+import java.time.OffsetDateTime;
+import java.time.OffsetTime;
+import java.time.Year;
+import java.time.YearMonth;
+import java.time.ZonedDateTime;
+import java.util.List;
 
 /**
  * The mapper OnceOnly uses when the application gives none, and what it makes of values of Jackson
@@ -48,14 +60,35 @@ public final class Mappers {
    * written as their data.
    */
   public static ObjectMapper defaults() {
-    return new ObjectMapper()
-        .registerModule(new JavaTimeModule())
-        .registerModule(jackson3())
-        .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-        .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
-        .enable(SerializationFeature.WRITE_DATES_WITH_ZONE_ID)
-        .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE);
+    ObjectMapper mapper =
+        new ObjectMapper()
+            .registerModule(new JavaTimeModule())
+            .registerModule(jackson3())
+            .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
+            .enable(SerializationFeature.WRITE_DATES_WITH_ZONE_ID)
+            .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE);
+    // Text for java.time alone: WRITE_DATES_AS_TIMESTAMPS stays on, so that java.util.Date and
+    // Calendar keep the epoch milliseconds a plain mapper writes, and with them the fingerprints
+    // of requests that hold them.
+    for (Class<?> type : JAVA_TIME_AS_TEXT) {
+      mapper.configOverride(type).setFormat(JsonFormat.Value.forShape(JsonFormat.Shape.STRING));
+    }
+    return mapper;
   }
+
+  /** The java.time types the time module would write as numbers or arrays without a format. */
+  private static final List<Class<?>> JAVA_TIME_AS_TEXT =
+      List.of(
+          Instant.class,
+          LocalDate.class,
+          LocalDateTime.class,
+          LocalTime.class,
+          OffsetDateTime.class,
+          OffsetTime.class,
+          ZonedDateTime.class,
+          Year.class,
+          YearMonth.class,
+          MonthDay.class);
 
   /** Whether {@code value} is an object of Jackson 3. */
   static boolean isJackson3(Object value) {
