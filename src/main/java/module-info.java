@@ -8,6 +8,7 @@ module dev.onceonly {
   requires transitive java.sql;
   requires transitive com.fasterxml.jackson.databind;
   requires com.fasterxml.jackson.core;
+  requires com.fasterxml.jackson.datatype.jsr310;
   requires org.xerial.sqlitejdbc;
   requires static com.cronutils;
   requires static redis.clients.jedis;

@@ -16,6 +16,7 @@ import dev.onceonly.internal.maintenance.SqlMaintenance;
 import dev.onceonly.internal.queue.QueueSignals;
 import dev.onceonly.internal.queue.SendNotifications;
 import dev.onceonly.internal.queue.SqlJobQueue;
+import dev.onceonly.internal.receipts.Mappers;
 import dev.onceonly.internal.receipts.RequestPreparer;
 import dev.onceonly.internal.receipts.SqlIntentStore;
 import dev.onceonly.internal.receipts.SqlReceiptStore;
@@ -621,7 +622,10 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
-     * Sets the Jackson mapper for arguments and results. Default a plain {@link ObjectMapper}.
+     * Sets the Jackson mapper for arguments and results. Default a plain {@link ObjectMapper} with
+     * {@code java.time} support (ISO-8601 text, zone and offset kept) that writes Jackson 3 trees
+     * (Spring Boot 4's) as their data wherever they are nested; with a mapper of your own, a
+     * Jackson 3 tree is converted only when it is the whole arguments or payload.
      *
      * @param mapper the mapper
      * @return this builder
@@ -964,7 +968,7 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     private StoreContext core(Database database, InstantSource clock, Events events) {
-      ObjectMapper m = mapper != null ? mapper : new ObjectMapper();
+      ObjectMapper m = mapper != null ? mapper : Mappers.defaults();
       RequestPreparer requests =
           new RequestPreparer(
               Pattern.compile(scopePattern),

@@ -29,11 +29,16 @@ import java.util.Optional;
  * default constructor and setters, or a type with a {@code @JsonCreator}), must not skip state that
  * matters ({@code @JsonIgnore}, transient fields), and should declare {@code equals} (records do).
  * Equal means: equal components for records (arrays in them compared by content), equal elements
- * for arrays and lists, {@code equals} for other types that declare it, and the same JSON written
- * again for a type that declares none (its state outside its JSON cannot be checked). Use a
- * concrete {@code resultType}: a raw {@code List.class} reads elements back as maps, which is
- * refused for a list of records. Strings, integers and booleans of exactly {@code resultType} are
- * stored without the read-back, whose JSON is exact.
+ * for arrays and lists, {@code equals} for other types that declare it, and, for a type of the
+ * application that declares none, equal fields: every field of the class and its superclasses,
+ * compared in the same sense, including the ones Jackson does not carry ({@code @JsonIgnore},
+ * {@code transient}, {@code @JsonIgnoreProperties}, write-only or read-only, without accessors). So
+ * a field the JSON loses is refused whenever it holds anything but its default, and its fields must
+ * be readable by this library (a class in a named module opens its package to {@code dev.onceonly},
+ * or declares {@code equals}); a platform type that declares none is compared by its JSON written
+ * again. Use a concrete {@code resultType}: a raw {@code List.class} reads elements back as maps,
+ * which is refused for a list of records. Strings, integers and booleans of exactly {@code
+ * resultType} are stored without the read-back, whose JSON is exact.
  */
 public interface ReceiptStore {
 

@@ -6,8 +6,9 @@ import java.util.Objects;
  * An effect's result cannot be stored so that a repeated request gets the same result back: Jackson
  * cannot write it, it holds an unpaired surrogate (no UTF-8 form), or it does not read back, as the
  * requested result type, equal to what the effect returned (a type Jackson can write but not read,
- * a field Jackson skips). The step was rolled back, the effect's writes with it, and no receipt was
- * written: the same key may run again with a result type that round-trips.
+ * a field Jackson skips, in a record or in a class without {@code equals}). The step was rolled
+ * back, the effect's writes with it, and no receipt was written: the same key may run again with a
+ * result type that round-trips.
  */
 public final class UnstorableResultException extends OnceOnlyException {
   private static final long serialVersionUID = 1L;

@@ -115,6 +115,7 @@ class ModulePathTest {
             "com.fasterxml.jackson.databind.ObjectMapper",
             "com.fasterxml.jackson.core.JsonFactory",
             "com.fasterxml.jackson.annotation.JsonProperty",
+            "com.fasterxml.jackson.datatype.jsr310.JavaTimeModule",
             "org.sqlite.JDBC")
         .map(ModulePathTest::locationOf)
         .collect(Collectors.joining(File.pathSeparator));

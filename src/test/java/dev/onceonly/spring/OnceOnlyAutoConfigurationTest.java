@@ -54,6 +54,31 @@ class OnceOnlyAutoConfigurationTest {
     return ds;
   }
 
+  /**
+   * The classes of {@code names} that this build has: the library's jar holds the
+   * auto-configurations of both Boot lines, but the Boot 4 build leaves out the Boot 3 ones, which
+   * do not compile there, and each line has its own names for Spring's.
+   */
+  static Class<?>[] present(String... names) {
+    return java.util.Arrays.stream(names)
+        .flatMap(
+            name -> {
+              try {
+                return java.util.stream.Stream.of(Class.forName(name));
+              } catch (ClassNotFoundException otherLine) {
+                return java.util.stream.Stream.empty();
+              }
+            })
+        .toArray(Class<?>[]::new);
+  }
+
+  /** A runner of {@code configurations} on a SQLite file whose transactions begin IMMEDIATE. */
+  static ApplicationContextRunner onSqlite(Path file, Class<?>... configurations) {
+    return new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(configurations))
+        .withBean(DataSource.class, () -> sqlite(file, SQLiteConfig.TransactionMode.IMMEDIATE));
+  }
+
   private ApplicationContextRunner on(Path file) {
     return runner.withBean(
         DataSource.class, () -> sqlite(file, SQLiteConfig.TransactionMode.IMMEDIATE));

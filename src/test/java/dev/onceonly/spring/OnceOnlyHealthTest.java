@@ -14,15 +14,12 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
-import org.sqlite.SQLiteConfig;
 
 /**
  * The health indicator in a real context on a SQLite file, on whichever Spring Boot line the test
@@ -46,34 +43,18 @@ class OnceOnlyHealthTest {
   /** What Actuator reports for one contributor. */
   private record Reported(String status, Map<String, Object> details) {}
 
-  private ApplicationContextRunner runner(Path file) {
-    return new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(healthAutoConfigurations()))
-        .withBean(
-            DataSource.class,
-            () ->
-                OnceOnlyAutoConfigurationTest.sqlite(file, SQLiteConfig.TransactionMode.IMMEDIATE));
-  }
-
   /**
    * The auto-configuration and each health auto-configuration of the imports file that this build
    * compiled: the library's jar holds both; the Boot 4 build leaves out the Boot 3 one, which does
    * not compile there.
    */
-  private static Class<?>[] healthAutoConfigurations() {
-    return Stream.of(
+  private ApplicationContextRunner runner(Path file) {
+    return OnceOnlyAutoConfigurationTest.onSqlite(
+        file,
+        OnceOnlyAutoConfigurationTest.present(
             "dev.onceonly.spring.OnceOnlyAutoConfiguration",
             "dev.onceonly.spring.OnceOnlyHealthAutoConfiguration",
-            "dev.onceonly.spring.OnceOnlyBoot4HealthAutoConfiguration")
-        .flatMap(
-            name -> {
-              try {
-                return Stream.of(Class.forName(name));
-              } catch (ClassNotFoundException notCompiled) {
-                return Stream.empty();
-              }
-            })
-        .toArray(Class<?>[]::new);
+            "dev.onceonly.spring.OnceOnlyBoot4HealthAutoConfiguration"));
   }
 
   /** The health of the bean {@code onceOnlyHealthIndicator}, an indicator of this Boot line. */

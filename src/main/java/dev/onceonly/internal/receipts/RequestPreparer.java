@@ -153,11 +153,19 @@ public final class RequestPreparer {
 
   /**
    * Returns a value as a Jackson tree, or refuses it as {@code field} with a typed error when
-   * Jackson cannot convert it.
+   * Jackson cannot convert it. A Jackson 3 tree is converted through its JSON text; any other
+   * Jackson 3 object is refused (see {@link Mappers}).
    */
   public JsonNode toTree(Object value, String field) {
     if (value instanceof JsonNode node) {
       return node;
+    }
+    if (Mappers.isJackson3(value)) {
+      try {
+        return Mappers.fromJackson3(value);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidRequestException(field, "cannot be turned into JSON: " + e.getMessage());
+      }
     }
     try {
       return mapper.valueToTree(value);

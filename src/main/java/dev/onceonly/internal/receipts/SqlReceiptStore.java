@@ -243,7 +243,18 @@ public final class SqlReceiptStore implements ReceiptStore {
       throw new UnstorableResultException(
           resultType, "Jackson cannot read it back: " + e.getOriginalMessage(), e);
     }
-    if (!RoundTrip.same(result, back, this::rewrite)) {
+    boolean same;
+    try {
+      same = RoundTrip.same(result, back, this::rewrite);
+    } catch (RoundTrip.FieldsUnreadable e) {
+      throw new UnstorableResultException(
+          resultType,
+          "a type in it declares no equals and its fields cannot be read to compare (open its"
+              + " package to the dev.onceonly module, or declare equals): "
+              + e.getMessage(),
+          e);
+    }
+    if (!same) {
       throw new UnstorableResultException(
           resultType,
           "it does not read back equal to what the effect returned (a field Jackson skips or"
