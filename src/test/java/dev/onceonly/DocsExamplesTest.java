@@ -1,0 +1,245 @@
+package dev.onceonly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.DocsExamples.Block;
+import dev.onceonly.DocsExamples.Source;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every {@code ```java} block of README.md and docs/*.md stands, as it is, in test code that runs
+ * (see {@link DocsExamples}), so a reader who copies one copies code that compiled and ran here.
+ * The checker itself is tested on edited copies of the real blocks: one changed token, a wrong
+ * class named, an exemption without a reason, code that no test uses.
+ */
+class DocsExamplesTest {
+  private static Map<String, Source> sources;
+  private static List<Block> blocks;
+
+  @BeforeAll
+  static void read() throws IOException {
+    sources =
+        DocsExamples.sources(
+            Path.of("src/test/java"),
+            Set.of(DocsExamples.class.getName(), DocsExamplesTest.class.getName()));
+    blocks = new ArrayList<>();
+    List<Path> docs = new ArrayList<>(List.of(Path.of("README.md")));
+    try (Stream<Path> files = Files.list(Path.of("docs"))) {
+      files.filter(p -> p.toString().endsWith(".md")).sorted().forEach(docs::add);
+    }
+    for (Path doc : docs) {
+      blocks.addAll(DocsExamples.blocks(doc, Files.readString(doc, StandardCharsets.UTF_8)));
+    }
+  }
+
+  /**
+   * The blocks not backed yet (the file and the block's first line), each to be backed and taken
+   * off this list; the test fails for any other block that is not backed, and for a block on this
+   * list that is backed now.
+   */
+  static final Set<String> NOT_YET_BACKED =
+      Set.of(
+          "README.md: record Ticket(long id, String subject) {}",
+          "README.md: Fingerprint f = Canonicalizer.defaults().fingerprint(\"make_report\", \"{\\\"samples\\\": [10, 20, 30]}\");",
+          "README.md: RedisStream stream = RedisStream.builder(RedisClient.create(\"localhost\", 6379), \"reports\").build();",
+          "docs/canonicalization.md: Canonicalizer jcs = Canonicalizer.defaults();",
+          "docs/concepts.md: OnceOnly.builder()",
+          "docs/concepts.md: Registration r = once.intents().register(key, \"make_report\", arguments);",
+          "docs/concepts.md: OnceOnly.builder().operation(\"refund\", OperationRules.builder().requireRegisteredIntent().build())",
+          "docs/concepts.md: boolean recorded = once.rejections().record(deliveryId, body, reason);",
+          "docs/concepts.md: Outcome<Ticket> outcome =",
+          "docs/concepts.md: long user = once.inTransaction(tx -> {",
+          "docs/external-effects.md: ExternalEffects effects = once.externalEffects();",
+          "docs/external-effects.md: switch (response.status()) {",
+          "docs/external-effects.md: try (ClaimHeartbeat beat = effects.heartbeat(claim, Duration.ofSeconds(30))) {",
+          "docs/external-effects.md: ClaimOutcome o = effects.compensate(chargeKey, IntentKey.of(userId, \"refund-\" + requestKey),",
+          "docs/observability.md: OnceOnly once = OnceOnly.builder()",
+          "docs/observability.md: OnceOnlyMetrics metrics = OnceOnlyMetrics.of(registry);          // a listener",
+          "docs/observability.md: OnceOnlyTracing tracing = OnceOnlyTracing.of(openTelemetry);",
+          "docs/operations.md: Maintenance m = once.maintenance();",
+          "docs/operations.md: OnceOnly.builder().sqlite(file).journalMode(OnceOnly.JournalMode.DELETE).build();",
+          "docs/postgresql.md: HikariDataSource pool = new HikariDataSource();",
+          "docs/postgresql.md: OnceOnly once = OnceOnly.builder()",
+          "docs/queue.md: once.useTransaction(tx -> {",
+          "docs/queue.md: once.queue().sendLarge(tx, Message.of(\"images\", \"image-uuid-1\", Map.of(\"user\", 123, \"sha256\", digest)), bytes);",
+          "docs/queue.md: Worker worker = Worker.builder(once.queue(), \"reports\", handler)",
+          "docs/queue.md: QueueResult r = queue.ackAndSend(d.lease(),",
+          "docs/queue.md: Handler step = job -> {",
+          "docs/queue.md: Schedules schedules = once.schedules();",
+          "docs/queue.md: OnceOnly.builder()",
+          "docs/queue.md: Handler handler = job -> {",
+          "docs/queue.md: Reconciler reconciler = Reconciler.builder(once.intents(), IntentMessage.publisher(once.queue(), \"reports\"))",
+          "docs/testing.md: @OnceOnlyTest // a fresh SQLite store per test, its clock standing at 2026-01-01T00:00:00Z",
+          "docs/testing.md: @RegisterExtension",
+          "docs/testing.md: List<DrainStep> steps = Drain.of(once.queue(), \"charges\", new ChargeHandler(once))",
+          "docs/testing.md: public final class ChargeTarget implements FaultTarget {",
+          "docs/testing.md: FaultReport report = FaultRun.of(ChargeTarget.class,");
+
+  @Test
+  void everyJavaBlockOfTheDocsIsBackedByATestThatRuns() {
+    List<String> problems = new ArrayList<>();
+    List<String> nowBacked = new ArrayList<>();
+    for (Block block : blocks) {
+      Optional<String> problem = DocsExamples.problem(block, sources);
+      boolean listed = NOT_YET_BACKED.contains(block.doc() + ": " + block.firstLine());
+      if (problem.isPresent() && !listed) {
+        problems.add(problem.get());
+      } else if (problem.isEmpty() && listed) {
+        nowBacked.add(block.doc() + ": " + block.firstLine());
+      }
+    }
+
+    assertThat(blocks).hasSizeGreaterThan(30);
+    assertThat(problems)
+        .as(
+            "%d of %d java blocks are not backed:%n%s%n%n%s",
+            problems.size(), blocks.size(), String.join("\n", problems), DocsExamples.HOW_TO_BACK)
+        .isEmpty();
+    assertThat(nowBacked).as("backed now: take them off NOT_YET_BACKED").isEmpty();
+  }
+
+  @Test
+  void aBlockWithOneTokenChangedIsNoLongerBacked() {
+    Random random = new Random(0xD0C5L);
+    for (Block block : backed()) {
+      List<String> code = new ArrayList<>(block.code());
+      int line = nonBlankLine(code, random);
+      code.set(line, code.get(line).replaceFirst("([A-Za-z0-9_]+)", "$1x"));
+      Block edited =
+          new Block(block.doc(), block.line(), code, block.marker(), block.markerValue());
+
+      assertThat(DocsExamples.problem(edited, sources))
+          .as("%s with line %d edited", block.where(), line + 1)
+          .hasValueSatisfying(
+              p -> assertThat(p).startsWith(block.where()).contains("is not backed"));
+    }
+  }
+
+  @Test
+  void aBlockRewrappedOrReindentedIsStillBacked() {
+    Random random = new Random(0x1DE7L);
+    for (Block block : backed()) {
+      for (int trial = 0; trial < 5; trial++) {
+        Block rewrapped =
+            new Block(
+                block.doc(),
+                block.line(),
+                rewrap(block.code(), random),
+                block.marker(),
+                block.markerValue());
+        assertThat(DocsExamples.problem(rewrapped, sources))
+            .as(rewrapped.code().toString())
+            .isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void aMarkerNamingAnotherClassOrAnExemptionWithoutAReasonFails() {
+    Block block = backed().get(0);
+    Block elsewhere =
+        new Block(
+            block.doc(), block.line(), block.code(), "example", CanonicalizerTest.class.getName());
+    Block nowhere =
+        new Block(block.doc(), block.line(), block.code(), "example", "dev.onceonly.NoSuchTest");
+    Block lazy = new Block(block.doc(), block.line(), List.of("x();"), "not an example", "");
+    Block explained =
+        new Block(
+            block.doc(),
+            block.line(),
+            List.of("x();"),
+            "not an example",
+            "shows what not to write");
+
+    assertThat(DocsExamples.problem(elsewhere, sources)).get().asString().contains("is not backed");
+    assertThat(DocsExamples.problem(nowhere, sources))
+        .get()
+        .asString()
+        .contains("dev.onceonly.NoSuchTest, which is not a test source");
+    assertThat(DocsExamples.problem(lazy, sources)).get().asString().contains("without a reason");
+    assertThat(DocsExamples.problem(explained, sources)).isEmpty();
+  }
+
+  @Test
+  void codeThatNoTestRunsDoesNotBackABlock() {
+    Block block = backed().get(0);
+    Map<String, Source> unused = new LinkedHashMap<>();
+    sources.forEach(
+        (name, s) -> unused.put(name, new Source(s.path(), name, s.normalized(), false)));
+
+    assertThat(DocsExamples.problem(block, unused)).get().asString().contains("which no test runs");
+  }
+
+  @Test
+  void theBlocksAndTheirMarkersAreRead() {
+    String markdown =
+        "text\n\n<!-- example: dev.onceonly.ReadmeExampleTest -->\n\n   ```java\n   a();\n   ```\n"
+            + "```java\nb();\n```\n";
+    List<Block> read = DocsExamples.blocks(Path.of("x.md"), markdown);
+
+    assertThat(read).hasSize(2);
+    assertThat(read.get(0).line()).isEqualTo(5);
+    assertThat(read.get(0).code()).containsExactly("   a();");
+    assertThat(read.get(0).markerValue()).isEqualTo("dev.onceonly.ReadmeExampleTest");
+    assertThat(read.get(1).marker()).isNull();
+    assertThat(read.get(1).where()).isEqualTo("x.md:8");
+  }
+
+  /** The real blocks that are backed now, each checked apart. */
+  private static List<Block> backed() {
+    List<Block> backed =
+        blocks.stream()
+            .filter(b -> !"not an example".equals(b.marker()))
+            .filter(b -> DocsExamples.problem(b, sources).isEmpty())
+            .toList();
+    assertThat(backed).isNotEmpty();
+    return backed;
+  }
+
+  private static int nonBlankLine(List<String> code, Random random) {
+    while (true) {
+      int line = random.nextInt(code.size());
+      if (code.get(line).matches(".*[A-Za-z0-9_].*")) {
+        return line;
+      }
+    }
+  }
+
+  /** The code with line breaks and indentation added after random punctuation and removed. */
+  private static List<String> rewrap(List<String> code, Random random) {
+    StringBuilder out = new StringBuilder();
+    String joined = String.join("\n", code);
+    for (int i = 0; i < joined.length(); i++) {
+      char c = joined.charAt(i);
+      if (c == '\n' && !inString(joined, i) && random.nextBoolean()) {
+        out.append(' ');
+        continue;
+      }
+      out.append(c);
+      if ("(,.;{".indexOf(c) >= 0 && !inString(joined, i) && random.nextInt(4) == 0) {
+        out.append('\n').append(" ".repeat(random.nextInt(12)));
+      }
+    }
+    return out.toString().lines().toList();
+  }
+
+  /** Whether position {@code i} is inside a string literal or a line comment of its line. */
+  private static boolean inString(String code, int i) {
+    int start = code.lastIndexOf('\n', i - 1) + 1;
+    String before = code.substring(start, i);
+    return before.chars().filter(ch -> ch == '"').count() % 2 == 1 || before.contains("//");
+  }
+}
