@@ -14,7 +14,6 @@ import dev.onceonly.Outcome;
 import dev.onceonly.Registration;
 import dev.onceonly.queue.Message;
 import dev.onceonly.testing.Db;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,23 +21,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The java blocks of docs/concepts.md and docs/canonicalization.md, as they are written there, run
  * on a SQLite file; each test counts the rows they leave through a fresh connection.
  */
-class ConceptsDocsTest {
-  @TempDir Path dir;
-
-  private Path file() {
-    return dir.resolve("app.db");
-  }
-
-  private long rows(String sql) {
-    return Db.count(file(), sql);
-  }
-
+class ConceptsDocsTest extends SqliteDocsTest {
   @Test
   void aRefundKeyMustMatchItsPatternNameItsOrderAndBeRegistered() throws Exception {
     try (OnceOnly once =
