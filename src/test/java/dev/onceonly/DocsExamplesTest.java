@@ -64,10 +64,6 @@ class DocsExamplesTest {
           "docs/operations.md: OnceOnly.builder().sqlite(file).journalMode(OnceOnly.JournalMode.DELETE).build();",
           "docs/postgresql.md: HikariDataSource pool = new HikariDataSource();",
           "docs/postgresql.md: OnceOnly once = OnceOnly.builder()",
-          "docs/testing.md: @OnceOnlyTest // a fresh SQLite store per test, its clock standing at 2026-01-01T00:00:00Z",
-          "docs/testing.md: @RegisterExtension",
-          "docs/testing.md: List<DrainStep> steps = Drain.of(once.queue(), \"charges\", new ChargeHandler(once))",
-          "docs/testing.md: public final class ChargeTarget implements FaultTarget {",
           "docs/testing.md: FaultReport report = FaultRun.of(ChargeTarget.class,");
 
   @Test

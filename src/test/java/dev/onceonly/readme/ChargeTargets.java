@@ -14,9 +14,9 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Two ways an application might charge an order, for the fault-injection kit: one right, one with
- * the effect outside the receipt's transaction. Public, with public no-argument constructors, as
- * the kit instantiates them in child JVMs.
+ * A wrong way to charge an order, for the fault-injection kit: the effect outside the receipt's
+ * transaction (the right way is docs/testing.md's {@link ChargeTarget}). Public, with public
+ * no-argument constructors, as the kit instantiates them in child JVMs.
  */
 public final class ChargeTargets {
   /** The effects query both are checked with. */
@@ -42,28 +42,6 @@ public final class ChargeTargets {
       ps.executeUpdate();
     }
     return 1250L;
-  }
-
-  /** Right: the charge is the receipt's effect, in the receipt's transaction. */
-  public static final class InTheReceiptsTransaction implements FaultTarget {
-    /** For the kit. */
-    public InTheReceiptsTransaction() {}
-
-    @Override
-    public void prepare(OnceOnly once) throws Exception {
-      createTable(once);
-    }
-
-    @Override
-    public void run(OnceOnly once, String order) throws Exception {
-      once.receipts()
-          .execute(
-              IntentKey.of("charges", order),
-              "charge",
-              Map.of("order", order),
-              Long.class,
-              tx -> insert(tx, order));
-    }
   }
 
   /** Wrong: the charge commits in a transaction of its own, then the receipt in another. */

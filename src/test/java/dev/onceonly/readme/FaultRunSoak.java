@@ -23,7 +23,7 @@ class FaultRunSoak {
   @Test
   void theRightTargetThroughManyKills() {
     FaultReport report =
-        FaultRun.of(ChargeTargets.InTheReceiptsTransaction.class, ChargeTargets.EFFECTS)
+        FaultRun.of(ChargeTarget.class, ChargeTargets.EFFECTS)
             .kills(KILLS)
             .keys(4 * KILLS)
             .keysPerChild(8)

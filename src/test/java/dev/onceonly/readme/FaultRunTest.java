@@ -27,7 +27,7 @@ class FaultRunTest {
   @Test
   void theChargeInTheReceiptsTransactionHappensOnceThroughFiftyKills() {
     FaultReport report =
-        FaultRun.of(ChargeTargets.InTheReceiptsTransaction.class, ChargeTargets.EFFECTS)
+        FaultRun.of(ChargeTarget.class, ChargeTargets.EFFECTS)
             .kills(KILLS)
             .keys(2 * KILLS)
             .seed(SEED)
