@@ -57,11 +57,7 @@ class DocsExamplesTest {
           "docs/external-effects.md: switch (response.status()) {",
           "docs/external-effects.md: try (ClaimHeartbeat beat = effects.heartbeat(claim, Duration.ofSeconds(30))) {",
           "docs/external-effects.md: ClaimOutcome o = effects.compensate(chargeKey, IntentKey.of(userId, \"refund-\" + requestKey),",
-          "docs/observability.md: OnceOnly once = OnceOnly.builder()",
-          "docs/observability.md: OnceOnlyMetrics metrics = OnceOnlyMetrics.of(registry);          // a listener",
           "docs/observability.md: OnceOnlyTracing tracing = OnceOnlyTracing.of(openTelemetry);",
-          "docs/operations.md: Maintenance m = once.maintenance();",
-          "docs/operations.md: OnceOnly.builder().sqlite(file).journalMode(OnceOnly.JournalMode.DELETE).build();",
           "docs/postgresql.md: HikariDataSource pool = new HikariDataSource();",
           "docs/postgresql.md: OnceOnly once = OnceOnly.builder()",
           "docs/testing.md: FaultReport report = FaultRun.of(ChargeTarget.class,");
