@@ -53,10 +53,6 @@ class DocsExamplesTest {
   static final Set<String> NOT_YET_BACKED =
       Set.of(
           "README.md: RedisStream stream = RedisStream.builder(RedisClient.create(\"localhost\", 6379), \"reports\").build();",
-          "docs/external-effects.md: ExternalEffects effects = once.externalEffects();",
-          "docs/external-effects.md: switch (response.status()) {",
-          "docs/external-effects.md: try (ClaimHeartbeat beat = effects.heartbeat(claim, Duration.ofSeconds(30))) {",
-          "docs/external-effects.md: ClaimOutcome o = effects.compensate(chargeKey, IntentKey.of(userId, \"refund-\" + requestKey),",
           "docs/observability.md: OnceOnlyTracing tracing = OnceOnlyTracing.of(openTelemetry);",
           "docs/postgresql.md: HikariDataSource pool = new HikariDataSource();",
           "docs/postgresql.md: OnceOnly once = OnceOnly.builder()",
