@@ -54,8 +54,6 @@ class DocsExamplesTest {
       Set.of(
           "README.md: RedisStream stream = RedisStream.builder(RedisClient.create(\"localhost\", 6379), \"reports\").build();",
           "docs/observability.md: OnceOnlyTracing tracing = OnceOnlyTracing.of(openTelemetry);",
-          "docs/postgresql.md: HikariDataSource pool = new HikariDataSource();",
-          "docs/postgresql.md: OnceOnly once = OnceOnly.builder()",
           "docs/testing.md: FaultReport report = FaultRun.of(ChargeTarget.class,");
 
   @Test
