@@ -41,4 +41,14 @@ class ExamplesArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAPackage("dev.onceonly.internal..");
+
+  /** The tests that run the java blocks of docs/*.md are an application's too. */
+  @ArchTest
+  static final ArchRule docsExamplesUseThePublicApiOnly =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.onceonly.docs..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("dev.onceonly.internal..");
 }

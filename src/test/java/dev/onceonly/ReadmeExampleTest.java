@@ -98,4 +98,83 @@ class ReadmeExampleTest {
             "u-2|op-17|" + fingerprint + "|{\"id\":2,\"subject\":\"API timeout\"}");
     assertThat(fingerprint).startsWith("jcs-sha256:");
   }
+
+  /**
+   * The README's three calls as written. {@code Path.of} inside this class is the one below, so
+   * that the README's {@code app.db} lands in the test's directory instead of the project's.
+   */
+  static final class AsWritten {
+    static java.nio.file.Path workDir;
+
+    static final class Path {
+      static java.nio.file.Path of(String name) {
+        return workDir.resolve(name);
+      }
+    }
+
+    static void run() throws SQLException {
+      // ---- README.md, Getting started, step 2, the calls ----
+      try (OnceOnly once = OnceOnly.openSqlite(Path.of("app.db"))) {
+        createTicket(once, "u-1", "op-17", "API timeout"); // "201 ticket 1": the effect ran
+        createTicket(once, "u-1", "op-17", "API timeout"); // "200 ticket 1": a retry, same ticket
+        createTicket(once, "u-1", "op-17", "Other problem"); // "422 …": same key, other content
+      }
+      // ---- end of the README calls ----
+    }
+  }
+
+  @Test
+  void theReadmesCallsAsWrittenLeaveOneTicketAndOneReceipt() throws SQLException {
+    AsWritten.workDir = dir;
+    Db.exec(dir.resolve("app.db"), Tickets.TABLE);
+    AsWritten.run();
+
+    assertThat(Db.strings(dir.resolve("app.db"), "SELECT subject FROM tickets"))
+        .containsExactly("API timeout");
+    assertThat(Db.count(dir.resolve("app.db"), "SELECT COUNT(*) FROM onceonly_receipts"))
+        .isEqualTo(1);
+  }
+
+  /**
+   * The README's fingerprint, and the claim in its comment: generated spellings of the same
+   * arguments (whitespace, number forms) all give it, and it is SHA-256 over the canonical form,
+   * computed here apart from the library.
+   */
+  @Test
+  void theFingerprintIsTheSameForEverySpellingOfTheSameArguments() throws Exception {
+    // ---- README.md, fingerprint ----
+    Fingerprint f =
+        Canonicalizer.defaults().fingerprint("make_report", "{\"samples\": [10, 20, 30]}");
+    // jcs-sha256:… — the same for any member order, whitespace or spelling of the same numbers
+    // ---- end of the README fingerprint ----
+    byte[] digest =
+        java.security.MessageDigest.getInstance("SHA-256")
+            .digest(
+                "{\"arguments\":{\"samples\":[10,20,30]},\"operation\":\"make_report\"}"
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(f.toString()).isEqualTo("jcs-sha256:" + java.util.HexFormat.of().formatHex(digest));
+
+    java.util.Random random = new java.util.Random(0xF1A9L);
+    String[][] spellings = {
+      {"10", "10.0", "1e1", "1E+1", "100e-1", "0.1e2"},
+      {"20", "20.00", "2e1", "2.0E1", "200E-1", "0.2e+2"},
+      {"30", "30.0", "3e1", "3E1", "300e-1", "0.03e3"}
+    };
+    for (int trial = 0; trial < 200; trial++) {
+      StringBuilder json = new StringBuilder(space(random) + "{" + space(random) + "\"samples\"");
+      json.append(space(random)).append(':').append(space(random)).append('[');
+      for (int i = 0; i < 3; i++) {
+        json.append(i == 0 ? "" : ",").append(space(random));
+        json.append(spellings[i][random.nextInt(spellings[i].length)]).append(space(random));
+      }
+      json.append(']').append(space(random)).append('}').append(space(random));
+      assertThat(Canonicalizer.defaults().fingerprint("make_report", json.toString()))
+          .as(json.toString())
+          .isEqualTo(f);
+    }
+  }
+
+  private static String space(java.util.Random random) {
+    return " \t\n\r  ".substring(0, random.nextInt(6));
+  }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceonly.readme.ChargeTarget;
 import dev.onceonly.readme.ChargeTargets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +26,7 @@ class CrashTestCommandTest {
         CliRun.of(
             "crash-test",
             "--target",
-            ChargeTargets.InTheReceiptsTransaction.class.getName(),
+            ChargeTarget.class.getName(),
             "--effects-query",
             ChargeTargets.EFFECTS,
             "--kills",

@@ -11,6 +11,10 @@ final class ChargeHandler implements Handler {
   private final OnceOnly once;
   private int failuresLeft;
 
+  ChargeHandler(OnceOnly once) {
+    this(once, 0);
+  }
+
   ChargeHandler(OnceOnly once, int failures) {
     this.once = once;
     this.failuresLeft = failures;

@@ -20,6 +20,11 @@ final class Charges {
         });
   }
 
+  /** Inserts a charge of 1250 cents into the fault kit's {@code charges} table (no id column). */
+  static long insert(Connection tx, String order) throws SQLException {
+    return ChargeTargets.insert(tx, order);
+  }
+
   static long insert(Connection tx, String order, long cents) throws SQLException {
     try (PreparedStatement ps =
         tx.prepareStatement("INSERT INTO charges (order_id, cents) VALUES (?, ?) RETURNING id")) {

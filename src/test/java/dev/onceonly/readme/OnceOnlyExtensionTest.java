@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.onceonly.ArgumentsValidator;
 import dev.onceonly.IntentKey;
 import dev.onceonly.IntentPublisher;
 import dev.onceonly.InvalidRequestException;
@@ -26,11 +27,42 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The extension on a field, with its own start and settings, and the rows after a restart. */
 class OnceOnlyExtensionTest {
+  /** The application's rule for a charge: a positive amount, when it names one. */
+  static final ArgumentsValidator chargeRules =
+      args -> {
+        if (args.has("cents") && args.get("cents").asLong() <= 0) {
+          throw new InvalidRequestException("cents", "must be > 0");
+        }
+      };
+
+  // ---- docs/testing.md, the extension on a field ----
   @RegisterExtension
   final OnceOnlyExtension store =
       OnceOnlyExtension.sqlite()
           .startingAt(Instant.parse("2030-05-01T12:00:00Z"))
-          .configure(b -> b.resultRetention(Duration.ofDays(2)));
+          .configure(b -> b.resultRetention(Duration.ofDays(2)).validator("charge", chargeRules));
+
+  // ---- end ----
+
+  @Test
+  void theConfiguredValidatorRefusesAChargeAndNothingIsWritten(OnceOnly once, Reopen reopen)
+      throws Exception {
+    Charges.createTable(once);
+    assertThatThrownBy(
+            () ->
+                once.receipts()
+                    .execute(
+                        ChargeHandler.key("o-9"),
+                        "charge",
+                        Map.of("order", "o-9", "cents", 0),
+                        Long.class,
+                        tx -> Charges.insert(tx, "o-9", 0)))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("cents");
+    OnceOnly again = reopen.reopen();
+    assertThat(Charges.count(again, "o-9")).isZero();
+    assertThat(again.receipts().find(ChargeHandler.key("o-9"))).isEmpty();
+  }
 
   @Test
   void theClockIsTheStoresAndTheTestMovesIt(OnceOnly once, MutableClock clock) {

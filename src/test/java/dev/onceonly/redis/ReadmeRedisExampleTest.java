@@ -36,17 +36,20 @@ class ReadmeRedisExampleTest {
       IntentKey key = IntentKey.of("workshop", "batch-A");
       JsonNode arguments = RedisReports.arguments(List.of(10, 20, 30));
       RedisClient client = RedisClient.create("localhost", redis.port());
-      RedisWorker<Report> worker;
       // ---- README.md, Redis Streams ----
-      RedisStream stream = RedisStream.builder(client, "reports").build();
-      RedisProducer.of(once.intents(), stream).publish(key, "make_report", arguments);
-      worker =
+      RedisStream stream =
+          RedisStream.builder(client, "reports").build(); // RedisClient.create(host, port)
+      RedisProducer.of(once.intents(), stream)
+          .publish(key, "make_report", arguments); // register, then XADD
+      RedisWorker<Report> worker =
           RedisWorker.builder(
                   stream, once, Report.class, (tx, message) -> insertReport(tx, message))
               .consumer("worker-1")
               .build()
-              .start();
-      Reconciler.of(once.intents(), stream.publisher()).reconcile();
+              .start(); // XREADGROUP, receipt, then XACK
+      Reconciler.of(once.intents(), stream.publisher())
+          .reconcile(); // re-XADD intents with no receipt
+      // at shutdown: worker.close(), then client.close()
       // ---- end of the README's example ----
       try {
         Eventually.await(

@@ -7,11 +7,10 @@ import dev.onceonly.otel.OnceOnlyTracing;
 import dev.onceonly.queue.Handler;
 import dev.onceonly.testing.Db;
 import dev.onceonly.testing.Eventually;
+import dev.onceonly.testing.TestTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.TracerProvider;
 import io.opentelemetry.context.Scope;
-import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
@@ -52,18 +51,7 @@ class OnceOnlyTracingAutoConfigurationTest {
   }
 
   private ApplicationContextRunner runner() {
-    OpenTelemetry openTelemetry =
-        new OpenTelemetry() {
-          @Override
-          public TracerProvider getTracerProvider() {
-            return provider;
-          }
-
-          @Override
-          public ContextPropagators getPropagators() {
-            return ContextPropagators.noop();
-          }
-        };
+    OpenTelemetry openTelemetry = TestTelemetry.of(provider);
     return new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(

@@ -41,14 +41,20 @@ abstract class SpringTransactionJoinContract {
 
   @BeforeAll
   void start() throws SQLException {
-    try (Connection c = connect();
-        Statement s = c.createStatement()) {
-      for (String ddl : ShopApplication.SCHEMA) {
-        s.execute(ddl);
-      }
+    try (Connection c = connect()) {
+      createTables(c, ShopApplication.SCHEMA);
     }
     context = start(properties());
     orders = context.getBean(OrderService.class);
+  }
+
+  /** Runs the application's {@code ddl} on {@code c}. */
+  static void createTables(Connection c, String... ddl) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      for (String statement : ddl) {
+        s.execute(statement);
+      }
+    }
   }
 
   static ConfigurableApplicationContext start(Map<String, Object> properties) {

@@ -49,8 +49,11 @@ public class OrderService {
                 "place_order",
                 Map.of("item", item),
                 String.class,
-                tx -> insertOrder(tx, requestKey, user, item)); // runs once per key
-    once.queue().send(Message.of("shipping", requestKey, Map.of("item", item))); // the outbox
+                tx -> { // runs once per key
+                  // the outbox, inside the step: a retry (Repeated) sends no second message
+                  once.queue().send(tx, Message.of("shipping", requestKey, Map.of("item", item)));
+                  return insertOrder(tx, requestKey, user, item);
+                });
     return outcome.fold(
         created -> "201 " + created.result(), // written in this transaction: durable at commit
         repeated -> "200 " + repeated.result(),
@@ -76,8 +79,10 @@ public class OrderService {
             "place_order",
             Map.of("item", item),
             String.class,
-            tx -> insertOrder(tx, requestKey, user, item));
-    once.queue().send(Message.of("shipping", requestKey, Map.of("item", item)));
+            tx -> {
+              once.queue().send(tx, Message.of("shipping", requestKey, Map.of("item", item)));
+              return insertOrder(tx, requestKey, user, item);
+            });
   }
 
   /** The application's own JDBC code; it writes only through the connection it is given. */
