@@ -1000,6 +1000,7 @@ public final class OnceOnly implements AutoCloseable {
         throw new IllegalStateException("set exactly one of sqlite, dataSource or connection");
       }
       if (sqliteFile != null) {
+        SqliteFiles.refuseUnwritable(sqliteFile); // SQLite would open it read-only, silently
         return new SingleConnectionDatabase(
             Dialect.SQLITE, this::openSqliteFile, true, groupCommitMaxBatch, groupCommitMaxWait);
       }

@@ -51,7 +51,7 @@ final class DeadLettersCommand extends GroupCommand {
 
     @Override
     public Integer call() {
-      try (OnceOnly once = target.open()) {
+      try (OnceOnly once = target.openToWrite()) {
         if (!once.queue().requeue(queue, key)) {
           throw new CliException(
               CliException.NOT_FOUND,

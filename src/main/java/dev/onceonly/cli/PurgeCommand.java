@@ -34,7 +34,7 @@ final class PurgeCommand extends OperatorCommand {
   @Override
   public Integer call() {
     Map<String, Object> doc = new LinkedHashMap<>();
-    try (OnceOnly once = target.open()) {
+    try (OnceOnly once = target.openToWrite()) {
       Maintenance m = once.maintenance();
       Maintenance.ReceiptPurge receipts = m.purgeReceipts(BATCH, progress("receipts"));
       long rejections = m.purgeRejections(olderThan, BATCH, progress("rejections"));

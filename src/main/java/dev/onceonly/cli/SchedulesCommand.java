@@ -78,7 +78,7 @@ final class SchedulesCommand extends GroupCommand {
 
     @Override
     public Integer call() {
-      try (OnceOnly once = target.open()) {
+      try (OnceOnly once = target.openToWrite()) {
         if (!change.test(once.schedules(), name)) {
           throw new CliException(
               CliException.NOT_FOUND, "no schedule " + name + refused + "; nothing changed");

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -128,14 +129,59 @@ final class Target {
   }
 
   /**
-   * Opens the store on an existing database whose schema is this tool's version. Opening changes
-   * nothing ({@link OnceOnly.Migrations#NONE}); the version is read through {@link
+   * Opens the store to read, on an existing database whose schema is this tool's version. Opening
+   * changes nothing ({@link OnceOnly.Migrations#NONE}); the version is read through {@link
    * Maintenance#schemaVersion()}: an operator command never creates or upgrades a database, and
-   * works as a role that may only read and write rows.
+   * works as a role that may only read and write rows. A SQLite file is opened read-only ({@link
+   * SqliteFile#readOnly()}): its bytes, journal mode, modification time and neighbouring files stay
+   * as they were, and a file that is not a SQLite database is refused before SQLite sees it.
    */
   OnceOnly open() {
     checkReachable(false); // a missing file, driver or server fails here, clearly
-    OnceOnly once = openStore(OnceOnly.builder().migrations(OnceOnly.Migrations.NONE));
+    OnceOnly.Builder builder = OnceOnly.builder().migrations(OnceOnly.Migrations.NONE);
+    if (db == null) {
+      return checked(openStore(builder));
+    }
+    DataSource readOnly = existingFile().readOnly();
+    builder.tablePrefix(prefix());
+    return checked(build(() -> builder.dataSource(readOnly).build()));
+  }
+
+  /**
+   * Opens the store to change rows (purge, requeue, resolve, schedule changes), on an existing
+   * database whose schema is this tool's version. A file that is not a SQLite database (a 0-byte
+   * file among them, which SQLite would take for a new one) is refused before anything is written,
+   * and a file in rollback-journal mode stays in it.
+   */
+  OnceOnly openToWrite() {
+    checkReachable(false);
+    SqliteFile file = db == null ? null : existingFile();
+    return checked(openStore(keepJournalMode(OnceOnly.builder(), file)));
+  }
+
+  /**
+   * Reads the header of the existing {@code --db} file, refusing a 0-byte one (it holds no schema,
+   * and SQLite would write its header into it) and one that is not a SQLite database.
+   */
+  private SqliteFile existingFile() {
+    if (db.toFile().length() == 0) {
+      throw noSchema();
+    }
+    return SqliteFile.inspect(db);
+  }
+
+  private CliException noSchema() {
+    return new CliException(
+        CliException.SCHEMA,
+        "no OnceOnly schema with prefix "
+            + prefix
+            + " in "
+            + describe()
+            + " (run `onceonly migrate` to create it)");
+  }
+
+  /** Checks the schema of a store just opened, closing it if the check fails. */
+  private OnceOnly checked(OnceOnly once) {
     try {
       checkSchema(once.maintenance().schemaVersion());
       return once;
@@ -147,11 +193,14 @@ final class Target {
 
   /**
    * Opens the store for {@code migrate}: a missing SQLite file is created, and the schema may be
-   * missing or older, but not newer than this tool's.
+   * missing or older, but not newer than this tool's. An existing file keeps its journal mode; an
+   * empty one becomes a store.
    */
   OnceOnly openForMigration() {
     checkReachable(true);
-    OnceOnly once = openStore(OnceOnly.builder().migrations(OnceOnly.Migrations.NONE));
+    boolean existing = db != null && Files.isRegularFile(db) && db.toFile().length() > 0;
+    SqliteFile file = existing ? SqliteFile.inspect(db) : null;
+    OnceOnly once = openStore(keepJournalMode(OnceOnly.builder(), file));
     try {
       checkNotNewer(once.maintenance().schemaVersion());
       return once;
@@ -161,16 +210,25 @@ final class Target {
     }
   }
 
+  /**
+   * Returns the builder, without migrations, and set to keep an existing SQLite file in
+   * rollback-journal mode if it is in it (the store would switch it to WAL otherwise, undoing a
+   * choice made against WAL's shared memory; see docs/operations.md).
+   *
+   * @param file the existing file's header, or null for none
+   */
+  private static OnceOnly.Builder keepJournalMode(OnceOnly.Builder builder, SqliteFile file) {
+    builder.migrations(OnceOnly.Migrations.NONE);
+    if (file != null && file.rollbackJournal()) {
+      builder.journalMode(OnceOnly.JournalMode.DELETE);
+    }
+    return builder;
+  }
+
   /** Fails unless the schema is exactly the version this tool knows. */
   private void checkSchema(Maintenance.SchemaVersion version) {
     if (version.found() == 0) {
-      throw new CliException(
-          CliException.SCHEMA,
-          "no OnceOnly schema with prefix "
-              + prefix
-              + " in "
-              + describe()
-              + " (run `onceonly migrate` to create it)");
+      throw noSchema();
     }
     checkNotNewer(version);
     if (version.found() < version.required()) {
@@ -209,18 +267,23 @@ final class Target {
     checkOne();
     builder.tablePrefix(prefix());
     if (db != null) {
-      try {
-        return builder.sqlite(db).build();
-      } catch (OnceOnlyException e) {
-        throw new CliException(
-            CliException.UNREACHABLE, "cannot open " + db + ": " + firstLine(e.getMessage()));
-      }
+      return build(() -> builder.sqlite(db).build());
     }
     checkReachable(true); // fails early and clearly on a missing driver or a wrong URL
     try {
       return builder.dataSource(new UrlDataSource(jdbcUrl)).build();
     } catch (OnceOnlyException e) {
       throw new CliException(CliException.STORE, firstLine(e.getMessage()));
+    }
+  }
+
+  /** Builds a store on {@code --db}, a failure to open it as one line. */
+  private OnceOnly build(Supplier<OnceOnly> build) {
+    try {
+      return build.get();
+    } catch (OnceOnlyException e) {
+      throw new CliException(
+          CliException.UNREACHABLE, "cannot open " + db + ": " + firstLine(e.getMessage()));
     }
   }
 

@@ -29,7 +29,7 @@ final class UnknownCommand extends GroupCommand {
 
     @Override
     public Integer call() {
-      try (OnceOnly once = target.open()) {
+      try (OnceOnly once = target.openToWrite()) {
         List<ClaimRecord> unknown = once.externalEffects().unknown(limit.value());
         Table t =
             new Table(
@@ -88,7 +88,7 @@ final class UnknownCommand extends GroupCommand {
       }
       JsonNode value = result == null ? null : tree(result);
       IntentKey k = intent.key();
-      try (OnceOnly once = target.open()) {
+      try (OnceOnly once = target.openToWrite()) {
         Optional<ClaimState> state =
             done
                 ? once.externalEffects().resolveDone(k, value)

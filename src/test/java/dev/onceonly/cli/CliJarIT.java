@@ -68,14 +68,42 @@ class CliJarIT {
     assertThat(dir.resolve("missing.db")).doesNotExist();
   }
 
+  /**
+   * Commands that get as far as opening a database, where the libraries the jar carries (cron-utils
+   * with SLF4J 2, Jedis) are loaded: a failing one says one line on stderr and nothing else, and a
+   * succeeding one prints no logging library's warning either.
+   */
+  @Test
+  void noLoggingLibraryAddsLinesToWhatTheJarSays() throws Exception {
+    Path empty = Files.createFile(dir.resolve("empty.db"));
+    for (String command : List.of("status", "pending", "verify")) {
+      Run failed = run(command, "--db", empty.toString());
+      assertThat(failed.status).as("%s: %s", command, failed.err).isNotZero();
+      assertThat(failed.err).as("%s on a 0-byte file: stderr", command).hasSize(1);
+      assertThat(failed.err.get(0)).startsWith("onceonly: ");
+      assertThat(failed.out).as("%s on a 0-byte file: stdout", command).isEmpty();
+    }
+    Path db = dir.resolve("store.db");
+    for (String[] args :
+        List.of(
+            new String[] {"migrate", "--db", db.toString()},
+            new String[] {"status", "--db", db.toString()},
+            new String[] {"purge", "--db", db.toString(), "--older-than", "30d"})) {
+      Run ok = run(args);
+      assertThat(ok.status).as("%s: %s", args[0], ok.output).isZero();
+      assertThat(ok.output).as("%s", args[0]).noneMatch(line -> line.startsWith("SLF4J"));
+    }
+  }
+
   private static Matcher matchLast(Run run) {
-    String last = run.output.get(run.output.size() - 1);
+    String last = run.out.get(run.out.size() - 1);
     Matcher m = LINE.matcher(last);
     assertThat(m.matches()).as("last line: %s", last).isTrue();
     return m;
   }
 
-  private record Run(int status, List<String> output) {}
+  /** A finished run: its exit status, its stdout and stderr lines, and both (stdout first). */
+  private record Run(int status, List<String> out, List<String> err, List<String> output) {}
 
   private Run run(String... args) throws IOException, InterruptedException {
     Path jar = Path.of(System.getProperty("onceonly.cli.jar", "target/onceonly-cli.jar"));
@@ -85,17 +113,24 @@ class CliJarIT {
     command.add("-jar");
     command.add(jar.toAbsolutePath().toString());
     command.addAll(List.of(args));
-    Path log = dir.resolve("run-" + System.nanoTime() + ".log");
+    long n = System.nanoTime();
+    Path out = dir.resolve("run-" + n + ".out");
+    Path err = dir.resolve("run-" + n + ".err");
     Process p =
         new ProcessBuilder(command)
             .directory(dir.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
             .start();
     if (!p.waitFor(3, TimeUnit.MINUTES)) {
       p.destroyForcibly();
-      throw new AssertionError("the jar did not finish in 3 minutes: " + Files.readString(log));
+      throw new AssertionError(
+          "the jar did not finish in 3 minutes: " + Files.readString(out) + Files.readString(err));
     }
-    return new Run(p.exitValue(), Files.readAllLines(log, StandardCharsets.UTF_8));
+    List<String> outLines = Files.readAllLines(out, StandardCharsets.UTF_8);
+    List<String> errLines = Files.readAllLines(err, StandardCharsets.UTF_8);
+    List<String> both = new ArrayList<>(outLines);
+    both.addAll(errLines);
+    return new Run(p.exitValue(), outLines, errLines, both);
   }
 }

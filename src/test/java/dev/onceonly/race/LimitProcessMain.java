@@ -1,16 +1,27 @@
 package dev.onceonly.race;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.ChildArgs;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 
 /**
- * One instance for {@link LimitProcessesTest}: a worker of four threads on the queue {@code
- * limited}, declared with a concurrency limit of 2 as every instance of the application does. Its
- * handler prints {@code start <nanoTime>} and {@code end <nanoTime>} around 20 ms of work (the
- * monotonic clock is the machine's, shared by the processes) and commits a {@code runs} row with
- * the acknowledgement.
+ * One instance for {@link LimitProcessesTest}: workers on the queue {@code limited}, declared with
+ * a concurrency limit of 2 as every instance of the application does. Its handler prints {@code
+ * start <nanoTime>} and {@code end <nanoTime>} around 20 ms of work (the monotonic clock is the
+ * machine's, shared by the processes) and commits a {@code runs} row with the acknowledgement.
+ *
+ * <p>It starts with a worker of one thread that claims one job at a time (no prefetch) and whose
+ * handler, until the test sends {@code go}, prints {@code held <worker>} and holds its message:
+ * each process then holds at most one lease, so the test sees the limit reached by two processes at
+ * once, on a condition rather than by chance. On {@code go} every held handler carries on and a
+ * second worker of four threads starts beside the first, so that threads of one process compete
+ * too.
  *
  * <p>With {@code partitioned=true} the queue is declared instead with a limit of {@value
  * #PER_PARTITION} per partition (the partition is the message key's prefix before {@code /}), and
@@ -30,30 +41,50 @@ public final class LimitProcessMain {
     ChildArgs args = ChildArgs.parse(argv);
     String worker = args.required("worker");
     boolean partitioned = Boolean.parseBoolean(args.get("partitioned", "false"));
-    try (ChildStore store = ChildStore.of(args, 6);
+    CountDownLatch go = new CountDownLatch(1);
+    Handler handler =
+        job -> {
+          String key = job.lease().key();
+          String tag = partitioned ? key.substring(0, key.indexOf('/')) + " " : "";
+          System.out.println("start " + tag + System.nanoTime());
+          if (go.getCount() > 0) {
+            System.out.println("held " + worker);
+            go.await();
+          }
+          Thread.sleep(20);
+          System.out.println("end " + tag + System.nanoTime());
+          job.completeWith(tx -> ChildStore.run(tx, job.lease().key(), worker));
+        };
+    try (ChildStore store = ChildStore.of(args, 8);
         OnceOnly once =
             (partitioned
                     ? store.builder().concurrencyLimitPerPartition(QUEUE, PER_PARTITION)
                     : store.builder().concurrencyLimit(QUEUE, LIMIT))
                 .build();
-        Worker w =
-            Worker.builder(
-                    once.queue(),
-                    QUEUE,
-                    job -> {
-                      String key = job.lease().key();
-                      String tag = partitioned ? key.substring(0, key.indexOf('/')) + " " : "";
-                      System.out.println("start " + tag + System.nanoTime());
-                      Thread.sleep(20);
-                      System.out.println("end " + tag + System.nanoTime());
-                      job.completeWith(tx -> ChildStore.run(tx, job.lease().key(), worker));
-                    })
-                .threads(4)
-                .idleBackoff(Duration.ofMillis(1), Duration.ofMillis(10))
-                .build()
-                .start()) {
+        Worker gated = worker(once, handler, 1)) {
       System.out.println("ready");
-      ChildStore.untilStdinCloses();
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      if (!"go".equals(in.readLine())) {
+        return; // stdin closed before the gate opened
+      }
+      go.countDown();
+      try (Worker wide = worker(once, handler, 4)) {
+        ChildStore.untilStdinCloses();
+      }
     }
+  }
+
+  /** A worker of {@code threads}; one thread claims one job at a time (no prefetch). */
+  private static Worker worker(OnceOnly once, Handler handler, int threads) {
+    Worker.Builder builder = Worker.builder(once.queue(), QUEUE, handler);
+    if (threads == 1) {
+      builder.prefetch(0); // a job claimed but waiting would hold the limit's other lease
+    }
+    return builder
+        .threads(threads)
+        .idleBackoff(Duration.ofMillis(1), Duration.ofMillis(10))
+        .build()
+        .start();
   }
 }

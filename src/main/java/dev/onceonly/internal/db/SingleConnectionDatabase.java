@@ -30,7 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * effect must use only the connection it is given, not thread-local state.
  *
  * <p>Reads use up to four connections of their own (WAL lets them run beside the writer). A read
- * connection that fails is closed; any connection found closed is reopened on next use.
+ * connection that fails is closed, and so is the write connection after a failure that says it
+ * could not write its file; any connection found closed is reopened on next use.
  */
 public final class SingleConnectionDatabase extends Database {
   /** Opens a new connection, configured for use. */
@@ -139,6 +140,7 @@ public final class SingleConnectionDatabase extends Database {
       c = writer();
       begin(c);
     } catch (RuntimeException | SQLException e) {
+      dropWriterAfter(e);
       finishAll(batch, e instanceof SQLException s ? storeError("cannot begin a write", s) : e);
       return;
     }
@@ -203,6 +205,7 @@ public final class SingleConnectionDatabase extends Database {
       committed = true;
     } catch (Throwable t) {
       rollback(c, t);
+      dropWriterAfter(t);
       step.result = null;
       step.failure = t;
     }
@@ -226,6 +229,7 @@ public final class SingleConnectionDatabase extends Database {
       } catch (SQLException e) {
         // The connection itself failed: nothing of this batch can commit.
         rollback(c, e);
+        dropWriterAfter(e);
         finishAll(batch, storeError("group transaction failed", e));
         return false;
       }
@@ -234,6 +238,7 @@ public final class SingleConnectionDatabase extends Database {
       commit(c);
     } catch (SQLException e) {
       rollback(c, e);
+      dropWriterAfter(e);
       finishAll(batch, storeError("commit failed; no step of the batch was committed", e));
       return false;
     }
@@ -282,6 +287,36 @@ public final class SingleConnectionDatabase extends Database {
       readerPermits.release();
     }
   }
+
+  /**
+   * Closes the write connection this object opened after a failure that says the connection could
+   * not write its file (SQLite's {@code SQLITE_READONLY}, {@code SQLITE_IOERR} or {@code
+   * SQLITE_CANTOPEN}, anywhere in the causes), so that the next write opens a new one. A SQLite
+   * connection opened while its file was unwritable stays read-only for its whole life; one that
+   * met an I/O error may keep the pager's error state. Opening anew costs one connection, and only
+   * after such a failure.
+   */
+  private void dropWriterAfter(Throwable failure) {
+    if (owned && writer != null && cannotWrite(failure)) {
+      writer = closeQuietly(writer);
+    }
+  }
+
+  private static boolean cannotWrite(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLException e) {
+        int code = e.getErrorCode() & 0xFF;
+        if (code == SQLITE_READONLY || code == SQLITE_IOERR || code == SQLITE_CANTOPEN) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static final int SQLITE_READONLY = 8;
+  private static final int SQLITE_IOERR = 10;
+  private static final int SQLITE_CANTOPEN = 14;
 
   private Connection writer() throws SQLException {
     checkOpen();

@@ -1,13 +1,20 @@
 package dev.onceonly.internal.db;
 
+import dev.onceonly.StoreException;
+import dev.onceonly.sql.Dialect;
 import dev.onceonly.sql.SqliteUrls;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import org.sqlite.SQLiteConfig;
 
-/** Opens a SQLite file by its exact name ({@link SqliteUrls}), naming a missing folder. */
+/**
+ * Opens a SQLite file by its exact name ({@link SqliteUrls}), naming a missing folder, and refuses
+ * one this process cannot write.
+ */
 public final class SqliteFiles {
   private SqliteFiles() {}
 
@@ -27,4 +34,45 @@ public final class SqliteFiles {
     }
     return config.createConnection(SqliteUrls.jdbcUrl(file));
   }
+
+  /**
+   * Refuses a file this process cannot write: the database, a journal, WAL or shared-memory file
+   * beside it, or its folder (where SQLite creates those). SQLite itself would open such a file
+   * read-only without a word, and that connection would refuse every write even once the file is
+   * writable again. Checked by the operating system's own access rules, so a {@code chmod a-w}
+   * stops other users but not root, and an immutable file ({@code chattr +i}) stops everyone.
+   *
+   * @param file the database file
+   * @throws StoreException if something SQLite must write is not writable ({@link
+   *     StoreException#vendorCode()} is {@code SQLITE_READONLY}, 8)
+   */
+  public static void refuseUnwritable(Path file) {
+    Path absolute = file.toAbsolutePath();
+    Path folder = absolute.getParent();
+    List<Path> written = new ArrayList<>();
+    written.add(absolute);
+    for (String suffix : SIDE_FILES) {
+      written.add(absolute.resolveSibling(absolute.getFileName() + suffix));
+    }
+    for (Path p : written) {
+      if (Files.exists(p) && !Files.isWritable(p)) {
+        throw readOnly(file, p + " is not writable");
+      }
+    }
+    if (folder != null && Files.isDirectory(folder) && !Files.isWritable(folder)) {
+      throw readOnly(
+          file, "its folder " + folder + " is not writable (SQLite writes its journal there)");
+    }
+  }
+
+  private static final String[] SIDE_FILES = {"-journal", "-wal", "-shm"};
+
+  private static StoreException readOnly(Path file, String why) {
+    return new StoreException(
+        "cannot open the SQLite file " + file + " to write",
+        Dialect.SQLITE.id(),
+        new SQLException(why, null, SQLITE_READONLY));
+  }
+
+  private static final int SQLITE_READONLY = 8;
 }
