@@ -1,7 +1,6 @@
 package dev.onceonly.internal.db;
 
 import dev.onceonly.StoreException;
-import dev.onceonly.sql.Dialect;
 import dev.onceonly.sql.SqliteUrls;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,7 +69,7 @@ public final class SqliteFiles {
   private static StoreException readOnly(Path file, String why) {
     return new StoreException(
         "cannot open the SQLite file " + file + " to write",
-        Dialect.SQLITE.id(),
+        "sqlite",
         new SQLException(why, null, SQLITE_READONLY));
   }
 
