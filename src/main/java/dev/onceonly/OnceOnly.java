@@ -32,7 +32,6 @@ import dev.onceonly.sql.Dialect;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -73,9 +72,6 @@ public final class OnceOnly implements AutoCloseable {
   public static final String DEFAULT_KEY_PATTERN = "[A-Za-z0-9][A-Za-z0-9._:-]{0,127}";
 
   private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,30}");
-
-  /** SQLite's primary result code for "the database file is locked". */
-  private static final int SQLITE_BUSY = 5;
 
   private final Database database;
   private final SqlIntentStore intents;
@@ -1037,7 +1033,8 @@ public final class OnceOnly implements AutoCloseable {
       config.enforceForeignKeys(true);
       Connection c = SqliteFiles.open(config, sqliteFile);
       try {
-        useJournalMode(c);
+        SqliteFiles.useJournalMode(
+            c, journalMode.name().toLowerCase(java.util.Locale.ROOT), busyTimeout);
         return c;
       } catch (SQLException | RuntimeException e) {
         try {
@@ -1046,60 +1043,6 @@ public final class OnceOnly implements AutoCloseable {
           e.addSuppressed(closing);
         }
         throw e;
-      }
-    }
-
-    /**
-     * Switches the file to the journal mode, retrying for up to {@code busyTimeout}. A new file
-     * starts with a rollback journal; while another connection is switching it too, SQLite answers
-     * {@code SQLITE_BUSY} at once instead of waiting {@code busy_timeout} (waiting there could
-     * deadlock), so processes that open a new file together must retry. On a file already in the
-     * mode it changes nothing. Leaving WAL needs the file to itself: while another process has it
-     * open in WAL, SQLite keeps WAL, and the open fails rather than run in the mode not chosen.
-     */
-    private void useJournalMode(Connection c) throws SQLException {
-      String wanted = journalMode.name().toLowerCase(java.util.Locale.ROOT);
-      long deadline = System.nanoTime() + busyTimeout.toNanos();
-      long pauseMillis = 1;
-      while (true) {
-        try (Statement s = c.createStatement();
-            java.sql.ResultSet rs = s.executeQuery("PRAGMA journal_mode = " + wanted)) {
-          String mode = rs.next() ? rs.getString(1) : null;
-          if (!wanted.equalsIgnoreCase(mode)) {
-            throw new SQLException(
-                "journal_mode is "
-                    + mode
-                    + ", not "
-                    + wanted
-                    + " (another process has the file open?)");
-          }
-          return;
-        } catch (SQLException e) {
-          if ((e.getErrorCode() & 0xFF) != SQLITE_BUSY) {
-            throw e;
-          }
-          if (System.nanoTime() - deadline > 0) {
-            throw new SQLException(
-                "cannot set journal_mode "
-                    + wanted
-                    + " within busyTimeout (another connection"
-                    + " holds the file"
-                    + (journalMode == JournalMode.WAL ? "" : " in another mode")
-                    + "): "
-                    + e.getMessage(),
-                e.getSQLState(),
-                e.getErrorCode(),
-                e);
-          }
-          try {
-            Thread.sleep(pauseMillis);
-          } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            e.addSuppressed(interrupted);
-            throw e;
-          }
-          pauseMillis = Math.min(pauseMillis * 2, 50);
-        }
       }
     }
   }

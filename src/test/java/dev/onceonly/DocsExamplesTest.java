@@ -50,8 +50,7 @@ class DocsExamplesTest {
    * off this list; the test fails for any other block that is not backed, and for a block on this
    * list that is backed now.
    */
-  static final Set<String> NOT_YET_BACKED =
-      Set.of();
+  static final Set<String> NOT_YET_BACKED = Set.of();
 
   @Test
   void everyJavaBlockOfTheDocsIsBackedByATestThatRuns() {

@@ -5,7 +5,10 @@ import dev.onceonly.sql.SqliteUrls;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.sqlite.SQLiteConfig;
@@ -64,6 +67,65 @@ public final class SqliteFiles {
     }
   }
 
+  /**
+   * Switches the file to the journal mode, retrying for up to {@code busyTimeout}. A new file
+   * starts with a rollback journal; while another connection is switching it too, SQLite answers
+   * {@code SQLITE_BUSY} at once instead of waiting {@code busy_timeout} (waiting there could
+   * deadlock), so processes that open a new file together must retry. On a file already in the mode
+   * it changes nothing. Leaving WAL needs the file to itself: while another process has it open in
+   * WAL, SQLite keeps WAL, and the open fails rather than run in the mode not chosen.
+   *
+   * @param c the connection
+   * @param wanted the mode, such as {@code wal} or {@code delete}
+   * @param busyTimeout how long to retry while the file is busy
+   * @throws SQLException if the mode cannot be set
+   */
+  public static void useJournalMode(Connection c, String wanted, Duration busyTimeout)
+      throws SQLException {
+    long deadline = System.nanoTime() + busyTimeout.toNanos();
+    long pauseMillis = 1;
+    while (true) {
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("PRAGMA journal_mode = " + wanted)) {
+        String mode = rs.next() ? rs.getString(1) : null;
+        if (!wanted.equalsIgnoreCase(mode)) {
+          throw new SQLException(
+              "journal_mode is "
+                  + mode
+                  + ", not "
+                  + wanted
+                  + " (another process has the file open?)");
+        }
+        return;
+      } catch (SQLException e) {
+        if ((e.getErrorCode() & 0xFF) != SQLITE_BUSY) {
+          throw e;
+        }
+        if (System.nanoTime() - deadline > 0) {
+          throw new SQLException(
+              "cannot set journal_mode "
+                  + wanted
+                  + " within busyTimeout (another connection"
+                  + " holds the file"
+                  + ("wal".equals(wanted) ? "" : " in another mode")
+                  + "): "
+                  + e.getMessage(),
+              e.getSQLState(),
+              e.getErrorCode(),
+              e);
+        }
+        try {
+          Thread.sleep(pauseMillis);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          e.addSuppressed(interrupted);
+          throw e;
+        }
+        pauseMillis = Math.min(pauseMillis * 2, 50);
+      }
+    }
+  }
+
   private static final String[] SIDE_FILES = {"-journal", "-wal", "-shm"};
 
   private static StoreException readOnly(Path file, String why) {
@@ -74,4 +136,7 @@ public final class SqliteFiles {
   }
 
   private static final int SQLITE_READONLY = 8;
+
+  /** SQLite's primary result code for "the database file is locked". */
+  private static final int SQLITE_BUSY = 5;
 }
