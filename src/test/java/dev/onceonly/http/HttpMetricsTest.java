@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.micrometer.OnceOnlyMetrics;
+import dev.onceonly.testing.Eventually;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.http.HttpResponse;
@@ -33,6 +34,12 @@ class HttpMetricsTest {
       HttpResponse<byte[]> replay = app.send(app.post("/payments", "k-1", "alice", "{\"a\":1}"));
       assertThat(first.statusCode()).isEqualTo(201);
       assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+      // The first run's step is published once its response is stored, which the server may do
+      // after the client has read the response: wait for both, then check that no more came.
+      Eventually.await(
+          Duration.ofSeconds(30),
+          "the first run and the replay counted",
+          () -> outcomes(registry, "created") >= 1 && outcomes(registry, "repeated") >= 1);
       assertThat(once.events().drain(Duration.ofSeconds(30))).isTrue();
 
       assertThat(outcomes(registry, "created")).isEqualTo(1.0);

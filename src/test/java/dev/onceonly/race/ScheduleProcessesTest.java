@@ -102,9 +102,12 @@ class ScheduleProcessesTest {
             .as(key)
             .isOne();
       }
+      // Which instances win the claims is the scheduler's business: on a busy machine one of the
+      // four may run none. The race needs at least two that ran slots; exactly once is counted
+      // above, whatever the spread.
       assertThat(count.apply("SELECT COUNT(DISTINCT holder) FROM runs"))
           .as("instances that ran slots")
-          .isGreaterThanOrEqualTo(3);
+          .isGreaterThanOrEqualTo(2);
       assertThat(once.schedules().find("tick").orElseThrow().lastSlot())
           .contains(T0.plusSeconds(SLOTS));
     } finally {
