@@ -24,6 +24,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -69,6 +70,9 @@ public final class IdempotencyFilter implements Filter {
   public static final String DEFAULT_PROBLEM_TYPE_BASE =
       "https://github.com/onceonly/onceonly/blob/main/docs/http.md#";
 
+  /** The default bound of the replay cache, in bytes: {@value}. */
+  public static final long DEFAULT_REPLAY_CACHE_BYTES = 4L << 20;
+
   private static final System.Logger LOG = System.getLogger(IdempotencyFilter.class.getName());
   private static final int MAX_BYTES = 64 << 20;
 
@@ -85,6 +89,7 @@ public final class IdempotencyFilter implements Filter {
   private final HandlerTransaction transaction;
   private final RequestFingerprint fingerprints;
   private final Answers answers;
+  private final ReplayCache cache;
 
   private IdempotencyFilter(Builder b) {
     once = b.once;
@@ -99,6 +104,7 @@ public final class IdempotencyFilter implements Filter {
     clock = b.clock;
     transaction = b.transaction;
     fingerprints = new RequestFingerprint(maxRequestBytes);
+    cache = new ReplayCache(b.replayCacheBytes, b.retention);
     answers =
         new Answers(b.problemTypeBase, b.retention, clock, b.retryAfter.toSeconds(), once.events());
   }
@@ -249,6 +255,39 @@ public final class IdempotencyFilter implements Filter {
     }
   }
 
+  /**
+   * Replays the response of {@code g}'s key from the cache if it holds one for this request that
+   * may still be answered; returns whether it did.
+   */
+  private boolean answeredFromCache(Guarded g, HttpServletResponse res) throws IOException {
+    ReplayCache.Entry hit = cache.get(g.intent(), clock.instant());
+    if (hit == null || !g.same(hit.operation(), hit.fingerprint())) {
+      return false;
+    }
+    counted(g, answers.replay(res, hit.storedAt(), hit::response));
+    return true;
+  }
+
+  /**
+   * Replays the response the store holds as final for {@code g}'s key (read by {@code stored},
+   * stored at {@code storedAt}, of a receipt expiring at {@code expiresAt}, null for a claim) and
+   * keeps it in the cache.
+   */
+  private void replayKept(
+      Guarded g,
+      HttpServletResponse res,
+      Fingerprint fingerprint,
+      Instant storedAt,
+      Instant expiresAt,
+      Answers.Stored stored)
+      throws IOException {
+    Answers.Stored kept =
+        () ->
+            cache.keep(
+                g.intent(), g.route().operation(), fingerprint, storedAt, expiresAt, stored.get());
+    counted(g, answers.replay(res, storedAt, kept));
+  }
+
   // ---- plain mode: a fenced claim around the handler ----
 
   private void plain(Guarded g, HttpServletRequest req, HttpServletResponse res, FilterChain chain)
@@ -256,14 +295,18 @@ public final class IdempotencyFilter implements Filter {
     Route route = g.route();
     IntentKey intent = g.intent();
     ObjectNode arguments = g.arguments();
+    if (answeredFromCache(g, res)) {
+      return;
+    }
     ExternalEffects effects = once.externalEffects();
     Optional<ClaimRecord> done = effects.find(intent);
     if (done.isPresent()
         && done.get().state() == ClaimState.COMPLETED
         && g.same(done.get().operation(), done.get().fingerprint())) {
       // A completed claim is final: its replay needs no write transaction.
-      String json = done.get().resultJson();
-      counted(g, answers.replay(res, done.get().completedAt(), () -> Answers.read(json)));
+      ClaimRecord claim = done.get();
+      String json = claim.resultJson();
+      replayKept(g, res, claim.fingerprint(), claim.completedAt(), null, () -> Answers.read(json));
       return;
     }
     ClaimOutcome outcome = effects.claim(intent, route.operation(), arguments, route.lease());
@@ -278,11 +321,12 @@ public final class IdempotencyFilter implements Filter {
       outcome = effects.claim(intent, route.operation(), arguments, route.lease());
     }
     if (outcome instanceof ClaimOutcome.Claimed c) {
-      if (runClaimed(route, effects, c.claim(), req, res, chain)) {
+      if (runClaimed(g, effects, c.claim(), req, res, chain)) {
         counted(g, "created");
       }
     } else if (outcome instanceof ClaimOutcome.Repeated r) {
-      counted(g, answers.replay(res, r.completedAt(), () -> r.result(StoredResponse.class)));
+      replayKept(
+          g, res, r.fingerprint(), r.completedAt(), null, () -> r.result(StoredResponse.class));
     } else if (outcome instanceof ClaimOutcome.InProgress
         || outcome instanceof ClaimOutcome.RetryLater) {
       answers.inProgress(res);
@@ -307,13 +351,14 @@ public final class IdempotencyFilter implements Filter {
 
   /** Runs the handler under its claim; returns whether its response was stored. */
   private boolean runClaimed(
-      Route route,
+      Guarded g,
       ExternalEffects effects,
       Claim claim,
       HttpServletRequest req,
       HttpServletResponse res,
       FilterChain chain)
       throws IOException, ServletException {
+    Route route = g.route();
     CapturedResponse captured = new CapturedResponse(res, maxResponseBytes, true);
     boolean returned = false;
     try {
@@ -342,8 +387,13 @@ public final class IdempotencyFilter implements Filter {
       captured.release();
       return false;
     }
-    Settlement settled = effects.complete(claim, captured.toStored(replayHeaders));
-    if (settled instanceof Settlement.Fenced) {
+    StoredResponse stored = captured.toStored(replayHeaders);
+    // At or before the store's completed_at: the entry expires no later than the row.
+    Instant completing = clock.instant();
+    Settlement settled = effects.complete(claim, stored);
+    if (settled instanceof Settlement.Completed) {
+      cache.keep(g.intent(), route.operation(), claim.fingerprint(), completing, null, stored);
+    } else if (settled instanceof Settlement.Fenced) {
       LOG.log(
           System.Logger.Level.WARNING,
           "route {0}: the handler outlived its lease ({1}) and the key was taken over; this"
@@ -362,6 +412,9 @@ public final class IdempotencyFilter implements Filter {
       throws IOException, ServletException {
     Route route = g.route();
     IntentKey intent = g.intent();
+    if (answeredFromCache(g, res)) {
+      return;
+    }
     Optional<Receipt> stored = once.receipts().find(intent);
     if (stored.isPresent()
         && stored.get().resultJson() != null
@@ -369,8 +422,15 @@ public final class IdempotencyFilter implements Filter {
         && g.same(stored.get().operation(), stored.get().fingerprint())) {
       // A committed receipt is final: its replay needs no transaction of the application's.
       // The receipts counted no step for it, so the filter does.
-      String json = stored.get().resultJson();
-      counted(g, answers.replay(res, stored.get().createdAt(), () -> Answers.read(json)));
+      Receipt receipt = stored.get();
+      String json = receipt.resultJson();
+      replayKept(
+          g,
+          res,
+          receipt.fingerprint(),
+          receipt.createdAt(),
+          receipt.expiresAt(),
+          () -> Answers.read(json));
       return;
     }
     CapturedResponse captured = new CapturedResponse(res, maxResponseBytes, false);
@@ -464,6 +524,7 @@ public final class IdempotencyFilter implements Filter {
     private Duration retryAfter = Duration.ofSeconds(1);
     private String problemTypeBase = DEFAULT_PROBLEM_TYPE_BASE;
     private HandlerTransaction transaction;
+    private long replayCacheBytes = DEFAULT_REPLAY_CACHE_BYTES;
 
     private Builder(OnceOnly once) {
       this.once = Objects.requireNonNull(once, "once");
@@ -670,6 +731,29 @@ public final class IdempotencyFilter implements Filter {
             "problemTypeBase must start with https:// or http://, was '" + base + "'");
       }
       this.problemTypeBase = base;
+      return this;
+    }
+
+    /**
+     * Sets how many bytes of stored responses the filter keeps in memory to answer replays without
+     * reading the store; 0 turns the cache off. Default {@value #DEFAULT_REPLAY_CACHE_BYTES} (4
+     * MiB). The cache holds only responses this filter saw completed in its store (its own
+     * completions, and completed claims or committed receipts it read), and answers one only before
+     * the replay retention and the receipt's expiry end, judged by {@link #clock}; a purge acts
+     * only on receipts past their expiry, in any process, so it never removes a response the cache
+     * still answers while the processes' clocks agree. The least recently answered responses go
+     * first when it is full.
+     *
+     * @param bytes from 0 to 1 GiB
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder replayCacheBytes(long bytes) {
+      if (bytes < 0 || bytes > 1L << 30) {
+        throw new IllegalArgumentException(
+            "replayCacheBytes must be from 0 to 1 GiB (1073741824), was " + bytes);
+      }
+      this.replayCacheBytes = bytes;
       return this;
     }
 

@@ -8,6 +8,7 @@ import dev.onceonly.http.HandlerTransaction;
 import dev.onceonly.http.IdempotencyFilter;
 import dev.onceonly.http.Route;
 import dev.onceonly.http.ScopeResolver;
+import dev.onceonly.testing.ThreadTransactions;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -62,7 +63,8 @@ import org.sqlite.SQLiteDataSource;
  *
  * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
  * -Dbench.main=dev.onceonly.bench.HttpBenchMain -Dbench.args="seconds=5 clients=4 warmup=2"} (each
- * endpoint runs {@code warmup} seconds first, uncounted, for the JIT).
+ * endpoint runs {@code warmup} seconds first, uncounted, for the JIT; {@code cases=plain,tx,replay}
+ * chooses the cases, for a profile of one).
  */
 public final class HttpBenchMain {
   private HttpBenchMain() {}
@@ -105,7 +107,11 @@ public final class HttpBenchMain {
       System.out.println("warm-up, not counted:");
       run(p, warmup, clients);
     }
-    for (Path_ guarded : List.of(Path_.PLAIN, Path_.TX, Path_.REPLAY)) {
+    List<Path_> cases = new ArrayList<>();
+    for (String c : a.getOrDefault("cases", "plain,tx,replay").split(",")) {
+      cases.add(Path_.valueOf(c.trim().toUpperCase(Locale.ROOT)));
+    }
+    for (Path_ guarded : cases) {
       Run a1 = run(Path_.DIRECT, seconds, clients);
       Run b1 = run(guarded, seconds, clients);
       Run b2 = run(guarded, seconds, clients);
@@ -185,7 +191,7 @@ public final class HttpBenchMain {
       c.createStatement()
           .execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, amount BIGINT NOT NULL)");
     }
-    ThreadTx tx = new ThreadTx(ds);
+    ThreadTransactions tx = new ThreadTransactions(ds);
     AtomicLong handlerRuns = new AtomicLong();
     try (OnceOnly once = OnceOnly.builder().dataSource(ds).currentTransaction(tx).build();
         OnceOnly own = OnceOnly.builder().sqlite(file).build()) {
@@ -289,10 +295,10 @@ public final class HttpBenchMain {
   /** The handler: one row, in the filter's transaction if it gave one, else in its own. */
   static final class Handler extends HttpServlet {
     private static final long serialVersionUID = 1L;
-    private final transient ThreadTx tx;
+    private final transient ThreadTransactions tx;
     private final transient AtomicLong runs;
 
-    Handler(ThreadTx tx, AtomicLong runs) {
+    Handler(ThreadTransactions tx, AtomicLong runs) {
       this.tx = tx;
       this.runs = runs;
     }
@@ -322,87 +328,6 @@ public final class HttpBenchMain {
         ps.executeUpdate();
       }
       return null;
-    }
-  }
-
-  /**
-   * The application's transactions without Spring: one connection per thread, a transaction on it
-   * for the duration of {@link #inTransaction}, found by OnceOnly through {@link
-   * CurrentTransaction}.
-   */
-  static final class ThreadTx implements HandlerTransaction, CurrentTransaction, AutoCloseable {
-    private final DataSource ds;
-    private final ThreadLocal<Connection> cached = new ThreadLocal<>();
-    private final ThreadLocal<Connection> open = new ThreadLocal<>();
-    private final List<Connection> all = new ArrayList<>();
-
-    ThreadTx(DataSource ds) {
-      this.ds = ds;
-    }
-
-    @Override
-    public <T, X extends Exception> T inTransaction(Work<T, X> work) throws X {
-      Connection c = connectionOfThisThread();
-      try {
-        c.setAutoCommit(false);
-      } catch (SQLException e) {
-        throw new IllegalStateException(e);
-      }
-      open.set(c);
-      boolean done = false;
-      try {
-        T result = work.run();
-        c.commit();
-        done = true;
-        return result;
-      } catch (SQLException e) {
-        throw new IllegalStateException(e);
-      } finally {
-        open.remove();
-        try {
-          if (!done) {
-            c.rollback();
-          }
-          c.setAutoCommit(true);
-        } catch (SQLException e) {
-          throw new IllegalStateException(e);
-        }
-      }
-    }
-
-    private Connection connectionOfThisThread() {
-      Connection c = cached.get();
-      if (c == null) {
-        try {
-          c = ds.getConnection();
-        } catch (SQLException e) {
-          throw new IllegalStateException(e);
-        }
-        cached.set(c);
-        synchronized (all) {
-          all.add(c);
-        }
-      }
-      return c;
-    }
-
-    @Override
-    public Connection connection() {
-      return open.get();
-    }
-
-    @Override
-    public void release(Connection connection) {
-      // the transaction keeps it
-    }
-
-    @Override
-    public void close() throws SQLException {
-      synchronized (all) {
-        for (Connection c : all) {
-          c.close();
-        }
-      }
     }
   }
 }

@@ -12,7 +12,6 @@ import dev.onceonly.testing.LogCapture;
 import dev.onceonly.testing.Race;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -65,14 +64,8 @@ public class HttpFilterContract extends ContractSupport {
   }
 
   void insert(String id, long amount, String path) throws java.sql.SQLException {
-    try (Connection c = connect();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "INSERT INTO " + TABLE + " (payment_id, amount, path) VALUES (?, ?, ?)")) {
-      ps.setString(1, id);
-      ps.setLong(2, amount);
-      ps.setString(3, path);
-      ps.executeUpdate();
+    try (Connection c = connect()) {
+      HttpTestApp.insert(c, id, amount, path);
     }
   }
 

@@ -14,6 +14,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -104,6 +106,18 @@ final class HttpTestApp implements AutoCloseable {
   static IdempotencyFilter.Builder paymentsRoute(dev.onceonly.OnceOnly once) {
     return IdempotencyFilter.builder(once)
         .route(Route.builder("payments").path("/payments").build());
+  }
+
+  /** Writes the handler's row on {@code c}. */
+  static void insert(Connection c, String id, long amount, String path) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO " + TABLE + " (payment_id, amount, path) VALUES (?, ?, ?)")) {
+      ps.setString(1, id);
+      ps.setLong(2, amount);
+      ps.setString(3, path);
+      ps.executeUpdate();
+    }
   }
 
   /** Waits until a handler parked at {@code gate} has written its row. */
