@@ -64,10 +64,14 @@ import org.sqlite.SQLiteDataSource;
  * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
  * -Dbench.main=dev.onceonly.bench.HttpBenchMain -Dbench.args="seconds=5 clients=4 warmup=2"} (each
  * endpoint runs {@code warmup} seconds first, uncounted, for the JIT; {@code cases=plain,tx,replay}
- * chooses the cases, for a profile of one).
+ * chooses the cases, for a profile of one; {@code replayCache=0} turns the plain filter's replay
+ * cache off).
  */
 public final class HttpBenchMain {
   private HttpBenchMain() {}
+
+  /** The plain filter's replay cache; {@code replayCache=0} measures replays answered by a read. */
+  private static long replayCacheBytes;
 
   /** What a client sends. */
   enum Path_ {
@@ -97,6 +101,10 @@ public final class HttpBenchMain {
     }
     int seconds = Integer.parseInt(a.getOrDefault("seconds", "5"));
     int clients = Integer.parseInt(a.getOrDefault("clients", "4"));
+    replayCacheBytes =
+        Long.parseLong(
+            a.getOrDefault(
+                "replayCache", Long.toString(IdempotencyFilter.DEFAULT_REPLAY_CACHE_BYTES)));
     StringBuilder table = new StringBuilder();
     table.append(
         "| case | endpoint | req/s (mean) | run 1 | run 2 | filtered / bare | rows = handler runs |"
@@ -200,6 +208,7 @@ public final class HttpBenchMain {
           IdempotencyFilter.builder(own)
               .route(Route.builder("plain").path("/plain").build())
               .scope(ScopeResolver.fixed("bench"))
+              .replayCacheBytes(replayCacheBytes)
               .build();
       IdempotencyFilter transactional =
           IdempotencyFilter.builder(once)
