@@ -64,6 +64,10 @@ class IdempotencyFilterBuilderTest {
       assertThatThrownBy(() -> b.maxKeyLength(0)).hasMessageContaining("maxKeyLength");
       assertThatThrownBy(() -> b.replayRetention(Duration.ZERO))
           .hasMessageContaining("replayRetention must be > 0");
+      assertThatThrownBy(() -> b.replayCacheBytes(-1))
+          .hasMessage("replayCacheBytes must be from 0 to 1 GiB (1073741824), was -1");
+      assertThatThrownBy(() -> b.replayCacheBytes((1L << 30) + 1))
+          .hasMessageStartingWith("replayCacheBytes must be from 0 to 1 GiB");
       assertThatThrownBy(() -> b.retryAfter(Duration.ofMillis(1500)))
           .hasMessageContaining("retryAfter must be whole seconds");
       assertThatThrownBy(() -> b.problemTypeBase("urn:x"))
