@@ -114,7 +114,12 @@ public final class DashboardServlet extends HttpServlet {
           view,
           () -> {
             String done = actions.run(path, view);
-            LOG.log(System.Logger.Level.INFO, "dashboard action by {0}: {1}", view.actor(), done);
+            LOG.log(
+                System.Logger.Level.INFO,
+                "dashboard action {0} by {1}: {2}",
+                path,
+                view.actor(),
+                view.logged());
             return done;
           });
     }
@@ -223,6 +228,31 @@ public final class DashboardServlet extends HttpServlet {
     String param(String name) {
       String v = req.getParameter(name);
       return v == null ? "" : v;
+    }
+
+    /**
+     * The fields an action names, for the log line: invisible characters shown as escapes, so a key
+     * cannot forge a line of its own.
+     */
+    String logged() {
+      StringBuilder out = new StringBuilder();
+      for (String name :
+          new String[] {
+            "queue", "key", "scope", "name", "outcome", "reason", "action", "error", "max",
+            "confirm"
+          }) {
+        String value = exact(name);
+        if (!value.isEmpty()) {
+          out.append(out.isEmpty() ? "" : ", ").append(name).append('=');
+          for (char c : value.toCharArray()) {
+            out.append(
+                Html.invisible(c)
+                    ? String.format(java.util.Locale.ROOT, "\\u{%04X}", (int) c)
+                    : String.valueOf(c));
+          }
+        }
+      }
+      return out.toString();
     }
 
     /** A value sent by {@link Html#hiddenExact}, or else typed into a field of that name. */

@@ -138,11 +138,14 @@ final class Pages {
     StoreStatus s = once.maintenance().status();
     Html h = new Html().raw("<h1>Queues</h1><table><tr><th>queue</th><th>due</th><th>leased</th>");
     h.raw("<th>delayed</th><th>depth</th><th>dead letters</th></tr>");
-    for (Map.Entry<String, StoreStatus.QueueCounts> q : s.messages().entrySet()) {
-      StoreStatus.QueueCounts c = q.getValue();
-      h.raw("<tr>").td(q.getKey()).td(Html.count(c.due())).td(Html.count(c.leased()));
+    java.util.SortedSet<String> names = new java.util.TreeSet<>(s.messages().keySet());
+    names.addAll(s.deadLetters().keySet());
+    for (String name : names) {
+      StoreStatus.QueueCounts c =
+          s.messages().getOrDefault(name, new StoreStatus.QueueCounts(0, 0, 0));
+      h.raw("<tr>").td(name).td(Html.count(c.due())).td(Html.count(c.leased()));
       h.td(Html.count(c.delayed())).td(Html.count(c.due() + c.later()));
-      h.td(Html.count(s.deadLetters().getOrDefault(q.getKey(), 0L))).raw("</tr>");
+      h.td(Html.count(s.deadLetters().getOrDefault(name, 0L))).raw("</tr>");
     }
     h.raw("</table>");
     String queue = v.param("queue");
