@@ -87,7 +87,11 @@ public final class DashboardServlet extends HttpServlet {
       return;
     }
     if (path.equals("/assets/dashboard.css")) {
-      stylesheet(res);
+      asset(res, "dashboard.css", "text/css; charset=UTF-8");
+      return;
+    }
+    if (path.equals("/assets/favicon.svg")) {
+      asset(res, "favicon.svg", "image/svg+xml");
       return;
     }
     View view = view(req, res, !readOnly && mayAct.test(req));
@@ -183,12 +187,12 @@ public final class DashboardServlet extends HttpServlet {
     res.getOutputStream().write((why + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
-  private static void stylesheet(HttpServletResponse res) throws IOException {
-    try (InputStream in = DashboardServlet.class.getResourceAsStream("dashboard.css")) {
+  private static void asset(HttpServletResponse res, String name, String type) throws IOException {
+    try (InputStream in = DashboardServlet.class.getResourceAsStream(name)) {
       if (in == null) {
-        throw new IllegalStateException("dashboard.css is missing from the jar");
+        throw new IllegalStateException(name + " is missing from the jar");
       }
-      res.setContentType("text/css; charset=UTF-8");
+      res.setContentType(type);
       res.setHeader("Cache-Control", "max-age=3600");
       in.transferTo(res.getOutputStream());
     }

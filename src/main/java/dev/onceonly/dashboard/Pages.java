@@ -64,6 +64,8 @@ final class Pages {
     h.raw("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">")
         .raw("<title>OnceOnly dashboard</title><link rel=\"stylesheet\" href=\"")
         .text(v.base() + "/assets/dashboard.css")
+        .raw("\"><link rel=\"icon\" href=\"")
+        .text(v.base() + "/assets/favicon.svg")
         .raw("\"></head><body><nav><strong>OnceOnly</strong>");
     String[][] links = {
       {"/", "Overview"},
