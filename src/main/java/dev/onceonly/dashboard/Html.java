@@ -110,16 +110,24 @@ final class Html {
   }
 
   /**
-   * Whether a character would act on the page or hide there: C0 and C1 controls and DEL, the bidi
-   * embeddings, overrides and isolates, zero-width characters, and surrogates not in a pair.
+   * Whether a character would act on the page or hide there: C0 and C1 controls and DEL, the format
+   * characters of the Basic Multilingual Plane (bidi marks, embeddings, overrides and isolates,
+   * zero-width and invisible ones, the soft hyphen), and surrogates not in a pair.
    */
   static boolean invisible(char c) {
     return c < 0x20
         || (c >= 0x7F && c <= 0x9F)
+        || c == 0xAD
+        || (c >= 0x0600 && c <= 0x0605)
+        || c == 0x061C
+        || c == 0x06DD
+        || c == 0x070F
+        || c == 0x180E
         || (c >= 0x200B && c <= 0x200F)
         || (c >= 0x202A && c <= 0x202E)
-        || (c >= 0x2066 && c <= 0x2069)
+        || (c >= 0x2060 && c <= 0x206F)
         || c == 0xFEFF
+        || (c >= 0xFFF9 && c <= 0xFFFB)
         || Character.isSurrogate(c);
   }
 
