@@ -47,7 +47,7 @@ public final class DashboardServlet extends HttpServlet {
   private final transient Actions actions;
   private final transient Guard guard;
   private final transient Predicate<HttpServletRequest> mayAct;
-  private final boolean readOnly;
+  private final transient boolean readOnly;
 
   private DashboardServlet(Builder b) {
     this.readOnly = b.readOnly;
