@@ -30,6 +30,7 @@ module dev.onceonly {
   requires static com.zaxxer.hikari;
 
   exports dev.onceonly;
+  exports dev.onceonly.dashboard;
   exports dev.onceonly.events;
   exports dev.onceonly.external;
   exports dev.onceonly.http;

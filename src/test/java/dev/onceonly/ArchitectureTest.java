@@ -188,14 +188,15 @@ class ArchitectureTest {
           .resideInAPackage("org.junit..");
 
   /**
-   * (c) The Servlet API is for the HTTP filter (and the Spring wiring that registers it) only: the
-   * core runs without a servlet container.
+   * (c) The Servlet API is for the HTTP filter, the dashboard (and the Spring wiring that registers
+   * them) only: the core runs without a servlet container.
    */
   @ArchTest
   static final ArchRule onlyTheHttpFilterUsesTheServletApi =
       noClasses()
           .that()
-          .resideOutsideOfPackages("dev.onceonly.http..", "dev.onceonly.spring..")
+          .resideOutsideOfPackages(
+              "dev.onceonly.http..", "dev.onceonly.dashboard..", "dev.onceonly.spring..")
           .should()
           .dependOnClassesThat()
           .resideInAPackage("jakarta.servlet..");

@@ -273,6 +273,18 @@ public interface ExternalEffects {
   Optional<ClaimState> resolveNotDone(IntentKey key);
 
   /**
+   * Settles an unknown intent as not done, as {@link #resolveNotDone(IntentKey)}, and stores why:
+   * {@link ClaimRecord#lastError()} becomes {@code resolved as not done: } and the reason, bounded
+   * like every stored error, so the decision stays with the intent's evidence.
+   *
+   * @param key the intent
+   * @param reason who decided and why, for people
+   * @return {@link ClaimState#RETRY_WAIT} or {@link ClaimState#CANCELLED}, or empty if the intent
+   *     was not {@link ClaimState#UNKNOWN} (nothing changed)
+   */
+  Optional<ClaimState> resolveNotDone(IntentKey key, String reason);
+
+  /**
    * Returns everything stored about an intent's external effect.
    *
    * @param key the intent

@@ -63,6 +63,33 @@ public interface Maintenance {
   List<DeadLetterSummary> recentDeadLetters(String queue, int limit);
 
   /**
+   * Lists one page of dead letters newest first (ties in queue and key order), without their
+   * payloads: the rows {@code offset} to {@code offset + limit - 1} of {@link
+   * #recentDeadLetters(String, int)}'s order. Pages read at different moments may skip or repeat a
+   * row when dead letters arrive or leave between them.
+   *
+   * @param queue only this queue, or {@code null} for every queue
+   * @param offset how many rows of that order to skip, 0 or more
+   * @param limit the most to return, 1 to {@link #MAX_BATCH}
+   * @return the dead letters of that page, newest first
+   * @throws IllegalArgumentException if {@code offset} is negative or {@code limit} out of bounds
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  List<DeadLetterSummary> recentDeadLetters(String queue, long offset, int limit);
+
+  /**
+   * Deletes one dead letter, with its stored payload when no message or other dead letter still
+   * refers to it, in one write transaction. To run it again instead, use {@link
+   * dev.onceonly.queue.JobQueue#requeue}.
+   *
+   * @param queue its queue
+   * @param key the message's key
+   * @return whether a dead letter was there and is now deleted
+   * @throws dev.onceonly.StoreException if the database fails; then nothing is deleted
+   */
+  boolean deleteDeadLetter(String queue, String key);
+
+  /**
    * Lists the live leases of one queue, the one that ends first first: messages claimed by a
    * receiver (of any instance on the database) whose lease has not run out at this instance's
    * clock, and which no one has completed, retried or released since. A receiver that died holds

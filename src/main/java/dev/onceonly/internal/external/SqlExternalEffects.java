@@ -647,11 +647,19 @@ public final class SqlExternalEffects implements ExternalEffects {
 
   @Override
   public Optional<ClaimState> resolveNotDone(IntentKey key) {
+    return resolveNotDone(key, null);
+  }
+
+  @Override
+  public Optional<ClaimState> resolveNotDone(IntentKey key, String reason) {
     core.requests().checkKey(key);
     return resolveUnknown(
         key,
         (c, row, now) -> {
           row.maybeApplied = false; // the provider was checked: no attempt applied it
+          if (reason != null) {
+            row.lastError = bound("resolved as not done: " + reason);
+          }
           if (row.cancelRequested()) {
             toCancelled(c, row);
           } else {

@@ -22,6 +22,7 @@ final class MaintenanceStatements {
   final String deleteUnusedPayload;
   final String recentDeadLetters;
   final String recentDeadLettersOfQueue;
+  final String deadLetterPayloadRef;
   final String receiptKeysPage;
   final String countForgotten;
   final String forgotten;
@@ -78,9 +79,12 @@ final class MaintenanceStatements {
     deleteDeadLetter = "DELETE FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
     String recent =
         "SELECT queue, message_key, attempts, last_error, dead_at FROM " + p + "dead_letters";
-    String newestFirst = " ORDER BY dead_at DESC, queue, message_key LIMIT ?";
+    // parameters: (queue), limit, offset
+    String newestFirst = " ORDER BY dead_at DESC, queue, message_key LIMIT ? OFFSET ?";
     recentDeadLetters = recent + newestFirst;
     recentDeadLettersOfQueue = recent + " WHERE queue = ?" + newestFirst;
+    deadLetterPayloadRef =
+        "SELECT payload_ref FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
     deleteUnusedPayload =
         "DELETE FROM "
             + p

@@ -132,12 +132,61 @@ public final class SqlMaintenance implements Maintenance {
 
   @Override
   public List<DeadLetterSummary> recentDeadLetters(String queue, int limit) {
-    checkBatch("limit", limit);
-    return database.read(c -> recentDeadLetters(c, queue, limit));
+    return recentDeadLetters(queue, 0, limit);
   }
 
-  private List<DeadLetterSummary> recentDeadLetters(Connection c, String queue, int limit)
-      throws SQLException {
+  @Override
+  public List<DeadLetterSummary> recentDeadLetters(String queue, long offset, int limit) {
+    checkBatch("limit", limit);
+    if (offset < 0) {
+      throw new IllegalArgumentException("offset must be >= 0: " + offset);
+    }
+    return database.read(c -> recentDeadLetters(c, queue, offset, limit));
+  }
+
+  @Override
+  public boolean deleteDeadLetter(String queue, String key) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(key, "key");
+    return database.write(c -> deleteDeadLetter(c, queue, key));
+  }
+
+  private boolean deleteDeadLetter(Connection c, String queue, String key) throws SQLException {
+    String ref;
+    try (PreparedStatement ps = c.prepareStatement(sql.deadLetterPayloadRef)) {
+      ps.setString(1, queue);
+      ps.setString(2, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return false;
+        }
+        ref = rs.getString(1);
+      }
+    }
+    int deleted;
+    try (PreparedStatement ps = c.prepareStatement(sql.deleteDeadLetter)) {
+      ps.setString(1, queue);
+      ps.setString(2, key);
+      deleted = ps.executeUpdate();
+    }
+    deleteUnusedPayload(c, ref);
+    return deleted == 1;
+  }
+
+  private void deleteUnusedPayload(Connection c, String ref) throws SQLException {
+    if (ref == null) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.deleteUnusedPayload)) {
+      for (int i = 1; i <= 3; i++) {
+        ps.setString(i, ref);
+      }
+      ps.executeUpdate();
+    }
+  }
+
+  private List<DeadLetterSummary> recentDeadLetters(
+      Connection c, String queue, long offset, int limit) throws SQLException {
     List<DeadLetterSummary> out = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(queue == null ? sql.recentDeadLetters : sql.recentDeadLettersOfQueue)) {
@@ -145,7 +194,8 @@ public final class SqlMaintenance implements Maintenance {
       if (queue != null) {
         ps.setString(i++, queue);
       }
-      ps.setInt(i, limit);
+      ps.setInt(i++, limit);
+      ps.setLong(i, offset);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           out.add(
@@ -241,14 +291,7 @@ public final class SqlMaintenance implements Maintenance {
         ps.setString(2, row[1]);
         deleted += ps.executeUpdate();
       }
-      if (row[2] != null) {
-        try (PreparedStatement ps = c.prepareStatement(sql.deleteUnusedPayload)) {
-          for (int i = 1; i <= 3; i++) {
-            ps.setString(i, row[2]);
-          }
-          ps.executeUpdate();
-        }
-      }
+      deleteUnusedPayload(c, row[2]);
     }
     return deleted;
   }

@@ -1,0 +1,138 @@
+package dev.onceonly.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.OnceOnly;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a hostile or simply large store puts on the pages: ten thousand dead letters page through
+ * whole, a 1 MiB payload is cut for display, and a key of Unicode and control characters is shown
+ * escaped yet acted on exactly. The rows are written as fixtures straight into the tables, as a
+ * store another version or another application filled.
+ */
+class DashboardHostileInputTest {
+  private static final Pattern KEY_CELL = Pattern.compile("key=(dl-\\d+)\"");
+
+  @TempDir Path dir;
+  private OnceOnly once;
+  private DashboardServer server;
+
+  @BeforeEach
+  void start() throws Exception {
+    once = OnceOnly.openSqlite(dir.resolve("app.db"));
+    server = new DashboardServer(DashboardServlet.builder(once).build());
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    server.close();
+    once.close();
+  }
+
+  private Connection connect() throws Exception {
+    return DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("app.db"));
+  }
+
+  /** Writes dead letters in one transaction: key, payload JSON, dead at (epoch millis). */
+  private void deadLetters(List<Object[]> rows) throws Exception {
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO onceonly_dead_letters (queue, message_key, fingerprint, payload,"
+                  + " attempts, last_error, created_at, dead_at) VALUES ('q', ?, 'x', ?, 3,"
+                  + " 'boom', 0, ?)")) {
+        for (Object[] row : rows) {
+          ps.setString(1, (String) row[0]);
+          ps.setString(2, (String) row[1]);
+          ps.setLong(3, (Long) row[2]);
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      }
+      c.commit();
+    }
+  }
+
+  @Test
+  void tenThousandDeadLettersPageThroughWholeAndInOrder() throws Exception {
+    List<Object[]> rows = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      rows.add(new Object[] {"dl-" + i, "{}", 1_000_000L + i});
+    }
+    deadLetters(rows);
+    String first = server.get("/dead-letters").body();
+    assertThat(first).contains("10,000 dead letters; page <span id=\"page\">1</span> of 200");
+    List<String> seen = new ArrayList<>();
+    for (int page = 0; page < 200; page++) {
+      String body = server.get("/dead-letters?queue=q&page=" + page).body();
+      Matcher m = KEY_CELL.matcher(body);
+      while (m.find()) {
+        seen.add(m.group(1));
+      }
+    }
+    Set<String> distinct = new HashSet<>(seen);
+    assertThat(seen).hasSize(10_000);
+    assertThat(distinct).hasSize(10_000);
+    assertThat(seen.get(0)).isEqualTo("dl-9999"); // newest first
+    assertThat(seen.get(9_999)).isEqualTo("dl-0");
+    assertThat(server.get("/dead-letters?page=200").body()).doesNotContain("key=dl-");
+    assertThat(server.get("/dead-letters?page=-1").statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  void aOneMebibytePayloadIsCutForDisplay() throws Exception {
+    String big = "{\"blob\":\"" + "x".repeat(1 << 20) + "\"}";
+    deadLetters(List.<Object[]>of(new Object[] {"big", big, 1L}));
+    HttpResponse<String> page = server.get("/dead-letter?queue=q&key=big");
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.body().length()).isLessThan(20_000);
+    assertThat(page.body()).contains("cut for display: showing 4,096 of 1,048,587 characters");
+  }
+
+  @Test
+  void aKeyOfUnicodeAndControlCharactersShowsEscapedAndIsActedOnExactly() throws Exception {
+    String key = "ключ-\u0007-\u202E-é-\uD83D\uDE00-<b>-\n-\u0000";
+    deadLetters(List.<Object[]>of(new Object[] {key, "{\"n\":1}", 1L}));
+    String list = server.get("/dead-letters").body();
+    assertThat(list)
+        .contains("ключ-\\u{0007}-\\u{202E}-é-\uD83D\uDE00-&lt;b&gt;-\\u{000A}-\\u{0000}")
+        .doesNotContain("\u0007", "\u202E", "<b>", "\u0000");
+    // the buttons carry the key exactly, though the page shows it escaped: Delete removes it
+    String key64 = Base64.getUrlEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8));
+    assertThat(list).contains("name=\"key64\" value=\"" + key64 + "\"");
+    assertThat(
+            server
+                .act(
+                    "/dead-letters",
+                    "/dead-letters/delete",
+                    Map.of("queue64", "cQ==", "key64", key64))
+                .body())
+        .contains("Deleted");
+    try (Connection c = connect();
+        ResultSet rs =
+            c.createStatement().executeQuery("SELECT COUNT(*) FROM onceonly_dead_letters")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getLong(1)).isZero();
+    }
+  }
+}
