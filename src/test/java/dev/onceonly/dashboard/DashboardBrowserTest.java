@@ -48,11 +48,14 @@ import org.openqa.selenium.logging.LoggingPreferences;
  * The dashboard in a real browser: Debian's headless Chromium driven by the system chromedriver (no
  * driver is downloaded), against a dashboard with an access token on a SQLite file. Skipped with
  * one line when Chromium or chromedriver is missing, except under {@code CI=true}, where their
- * absence fails.
+ * absence fails. {@code -Donceonly.test.chromium} and {@code -Donceonly.test.chromedriver} name
+ * other binaries (a Chrome and its driver where Debian's packages are not the system's).
  */
 class DashboardBrowserTest {
-  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  private static final Path CHROMIUM =
+      Path.of(System.getProperty("onceonly.test.chromium", "/usr/bin/chromium"));
+  private static final Path CHROMEDRIVER =
+      Path.of(System.getProperty("onceonly.test.chromedriver", "/usr/bin/chromedriver"));
   private static final Path SHOTS = Path.of("target", "dashboard-screenshots");
 
   @TempDir static Path profile;
