@@ -1,9 +1,5 @@
 package dev.onceonly.internal.jcs;
 
-import com.fasterxml.jackson.core.io.NumberOutput;
-import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-
 /**
  * Serializes doubles the way ECMAScript's {@code Number.prototype.toString} does, as RFC 8785
  * section 3.2.2.3 requires.
@@ -11,11 +7,8 @@ import java.nio.charset.StandardCharsets;
  * <p>Three kinds of doubles, most of those in real arguments, get their digits here directly:
  * integers below 2^53, decimals with at most three fractional digits, and integers from 2^53 to
  * 2^63 (see {@link #writeFewDecimals} and {@link #writeLargeInteger} for why the digits are the
- * same). The shortest round-trip digits of the others come from jackson-core's Schubfach writer,
- * which this class reshapes. One correction is needed: Java's {@code Double.toString} contract,
- * which Schubfach follows, may return two digits where one already round-trips (it prints {@code
- * 4.9E-324} for the smallest subnormal), while ECMAScript always takes the fewest digits (section
- * 7.1.12.1 of ECMA-262, step 5: {@code k} as small as possible).
+ * same). The shortest round-trip digits of the others come from {@link Schubfach}, as integers
+ * written straight into the buffer's digit scratch, which this class lays out the ECMAScript way.
  */
 public final class EcmaNumbers {
   private static final double TWO_POW_53 = 9007199254740992.0;
@@ -64,41 +57,8 @@ public final class EcmaNumbers {
       return;
     }
     byte[] digits = out.digitScratch();
-    String java = NumberOutput.toString(positive, true);
-    // Parses Java's Double.toString format (123.45 or 1.2345E-7) in one pass: the k significant
-    // digits, and n such that the value is 0.digits * 10^n.
-    int k = 0;
-    int n = 0;
-    boolean afterDot = false;
-    for (int i = 0; i < java.length(); i++) {
-      char c = java.charAt(i);
-      if (c == 'E') {
-        n += exponent(java, i + 1);
-        break;
-      } else if (c == '.') {
-        afterDot = true;
-      } else if (k == 0 && c == '0') {
-        n -= afterDot ? 1 : 0; // a leading zero after the point shifts the exponent
-      } else {
-        digits[k++] = (byte) c;
-        n += afterDot ? 0 : 1;
-      }
-    }
-    while (k > 1 && digits[k - 1] == '0') {
-      k--;
-    }
-    // Only a subnormal can have a one-digit form that round-trips next to a two-digit one: for a
-    // normal double the two differ by at least 1/99 of the value, the spacing of doubles by 2^-52.
-    if (k == 2 && positive < Double.MIN_NORMAL) {
-      Decimal two = new Decimal(new String(digits, 0, 2, StandardCharsets.US_ASCII), n);
-      Decimal single = singleDigit(positive, two);
-      if (single != null) {
-        digits[0] = (byte) single.digits.charAt(0);
-        k = 1;
-        n = single.exponent;
-      }
-    }
-    format(digits, k, n, out);
+    int kn = Schubfach.digits(positive, digits);
+    format(digits, kn & 31, kn >> 5, out);
   }
 
   /** Powers of ten that {@link #writeFewDecimals} tries, all exact doubles. */
@@ -191,49 +151,6 @@ public final class EcmaNumbers {
     out.writeLong(digits);
     out.writeZeros(zeros);
     return true;
-  }
-
-  /**
-   * Reads the exponent of Java's format, an optional minus and at most three digits, to the end of
-   * the text: much cheaper than {@code Integer.parseInt}, which checks for what cannot occur here.
-   */
-  private static int exponent(String java, int from) {
-    boolean negative = java.charAt(from) == '-';
-    int value = 0;
-    for (int i = negative ? from + 1 : from; i < java.length(); i++) {
-      value = value * 10 + (java.charAt(i) - '0');
-    }
-    return negative ? -value : value;
-  }
-
-  /** Digits without leading or trailing zeros; value = 0.digits * 10^exponent. */
-  private record Decimal(String digits, int exponent) {}
-
-  /** Returns a one-digit decimal that also round-trips (closest if two do), or null. */
-  private static Decimal singleDigit(double positive, Decimal two) {
-    int first = two.digits.charAt(0) - '0';
-    Decimal down = first == 0 ? null : new Decimal(Integer.toString(first), two.exponent);
-    Decimal up =
-        first == 9
-            ? new Decimal("1", two.exponent + 1)
-            : new Decimal(Integer.toString(first + 1), two.exponent);
-    boolean downOk = down != null && value(down) == positive;
-    boolean upOk = value(up) == positive;
-    if (downOk && upOk) {
-      BigDecimal exact = new BigDecimal(positive);
-      BigDecimal downGap = exact.subtract(exactValue(down)).abs();
-      BigDecimal upGap = exactValue(up).subtract(exact).abs();
-      return upGap.compareTo(downGap) < 0 ? up : down;
-    }
-    return downOk ? down : upOk ? up : null;
-  }
-
-  private static double value(Decimal decimal) {
-    return Double.parseDouble("0." + decimal.digits + "E" + decimal.exponent);
-  }
-
-  private static BigDecimal exactValue(Decimal decimal) {
-    return new BigDecimal("0." + decimal.digits + "E" + decimal.exponent);
   }
 
   /** ECMA-262 section 7.1.12.1, steps 6 to 10, for the k digits and exponent n. */
