@@ -19,7 +19,14 @@ public enum Dialect {
    */
   SQLITE("sqlite"),
   /** PostgreSQL 12 or later: row locks, {@code timestamptz}, {@code FOR UPDATE SKIP LOCKED}. */
-  POSTGRESQL("postgresql");
+  POSTGRESQL("postgresql"),
+  /**
+   * MariaDB 10.6 or later (tested on 10.11), through {@code mariadb-java-client}: InnoDB row locks
+   * at {@code READ COMMITTED}, {@code DATETIME(6)} in UTC, {@code FOR UPDATE SKIP LOCKED}, key
+   * columns in a binary no-pad collation. Also detected for a server that calls itself MySQL; see
+   * {@code docs/mariadb.md} for where MySQL 8 differs.
+   */
+  MARIADB("mariadb");
 
   private final String id;
 
@@ -38,7 +45,7 @@ public enum Dialect {
    * @param connection an open connection; it is not closed
    * @return the dialect
    * @throws SQLException if the metadata cannot be read
-   * @throws IllegalArgumentException if the database is neither SQLite nor PostgreSQL
+   * @throws IllegalArgumentException if the database is not one of these
    */
   public static Dialect detect(Connection connection) throws SQLException {
     Objects.requireNonNull(connection, "connection");
@@ -49,6 +56,9 @@ public enum Dialect {
     }
     if (name.contains("postgres")) {
       return POSTGRESQL;
+    }
+    if (name.contains("mariadb") || name.contains("mysql")) {
+      return MARIADB;
     }
     throw new IllegalArgumentException("unsupported database: " + product);
   }

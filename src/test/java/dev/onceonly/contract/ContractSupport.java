@@ -161,7 +161,8 @@ public abstract class ContractSupport {
   protected List<String> tables() {
     try (Connection c = connect();
         ResultSet rs =
-            c.getMetaData().getTables(null, c.getSchema(), "%", new String[] {"TABLE"})) {
+            // the catalog too: on MariaDB a database is a catalog, and null would mean all of them
+            c.getMetaData().getTables(c.getCatalog(), c.getSchema(), "%", new String[] {"TABLE"})) {
       List<String> out = new ArrayList<>();
       while (rs.next()) {
         String name = rs.getString("TABLE_NAME").toLowerCase(Locale.ROOT);

@@ -41,7 +41,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * intents bind later steps, and the bounded, ordered listing of intents without receipts.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#withTransactionPooling")
+@MethodSource("dev.onceonly.testing.ContractDatabases#receiptCoreWithTransactionPooling")
 public class IntentStoreContract extends ContractSupport {
   static final String INTENTS = "onceonly_intents";
   static final String RECEIPTS = "onceonly_receipts";

@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * however hostile the body.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#receiptCore")
 public class RejectionStoreContract extends ContractSupport {
   static final String REJECTIONS = "onceonly_rejections";
 

@@ -31,7 +31,12 @@ class PurgePlanTest {
     try (Connection c = Db.open(file);
         PreparedStatement ps =
             c.prepareStatement(
-                "EXPLAIN QUERY PLAN " + new Statements("onceonly_").tombstoneExpired)) {
+                "EXPLAIN QUERY PLAN "
+                    + new Statements(
+                            "onceonly_",
+                            dev.onceonly.internal.dialect.SqlDialect.of(
+                                dev.onceonly.sql.Dialect.SQLITE))
+                        .tombstoneExpired)) {
       ps.setLong(1, 1_000L);
       ps.setLong(2, 1_000L);
       ps.setInt(3, 100);

@@ -46,14 +46,25 @@ public interface ContractDatabase {
   /** Opens a fresh connection of the caller's own, in auto-commit mode. */
   Connection connect() throws SQLException;
 
-  /** Begins a write transaction on a caller's connection (SQLite: {@code BEGIN IMMEDIATE}). */
-  void begin(Connection c) throws SQLException;
+  /**
+   * Begins a write transaction on a caller's connection: auto-commit off, by default (SQLite:
+   * {@code BEGIN IMMEDIATE}).
+   */
+  default void begin(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+  }
 
   /** Commits a transaction begun with {@link #begin}. */
-  void commit(Connection c) throws SQLException;
+  default void commit(Connection c) throws SQLException {
+    c.commit();
+    c.setAutoCommit(true);
+  }
 
   /** Rolls back a transaction begun with {@link #begin}. */
-  void rollback(Connection c) throws SQLException;
+  default void rollback(Connection c) throws SQLException {
+    c.rollback();
+    c.setAutoCommit(true);
+  }
 
   /** A caller's unit of work on its own connection. */
   @FunctionalInterface

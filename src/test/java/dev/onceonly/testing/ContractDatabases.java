@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Named;
  *       HikariCP pool.
  *   <li>{@link #POSTGRESQL_TRANSACTION_POOLING}: an empty schema per test, through a {@link
  *       TransactionPoolingDataSource}.
+ *   <li>{@link #MARIADB}: an empty database per test on the build's own {@link MariaDbServer},
+ *       through a HikariCP pool; skipped with one line where the server is not installed.
  * </ul>
  *
  * <p>{@code -Donceonly.test.databases=sqlite,postgresql} (names as above, comma-separated) runs the
@@ -70,6 +72,30 @@ public final class ContractDatabases {
       Named.of(
           "postgresql transaction pooling", dir -> PostgresContractDatabase.transactionPooled());
 
+  /**
+   * An empty MariaDB database per test on the server the build starts ({@link MariaDbServer}),
+   * through a HikariCP pool. Skipped, with one line saying why, where {@code mariadbd} is not
+   * installed (a failure under {@code CI=true}).
+   */
+  public static final Named<Factory> MARIADB =
+      Named.of("mariadb", dir -> MariaDbContractDatabase.create());
+
+  /**
+   * SQLite, PostgreSQL and MariaDB: the suites of the receipt core (receipts, intents, rejections,
+   * migrations), which MariaDB runs; the job queue and external effects do not run there yet.
+   */
+  public static Stream<Named<Factory>> receiptCore() {
+    return chosen(SQLITE, POSTGRESQL, MARIADB);
+  }
+
+  /**
+   * The sets of {@link #withTransactionPooling()} and MariaDB: the intent store, which holds
+   * connections across steps and runs on MariaDB.
+   */
+  public static Stream<Named<Factory>> receiptCoreWithTransactionPooling() {
+    return chosen(SQLITE, POSTGRESQL, POSTGRESQL_TRANSACTION_POOLING, MARIADB);
+  }
+
   /** SQLite and PostgreSQL: the suites whose behaviour does not depend on how connections come. */
   public static Stream<Named<Factory>> sqliteAndPostgresql() {
     return chosen(SQLITE, POSTGRESQL);
@@ -85,11 +111,16 @@ public final class ContractDatabases {
 
   /**
    * Every database, for the receipt store: SQLite with and without group commit and through a
-   * {@code DataSource}, PostgreSQL, and PostgreSQL behind transaction pooling.
+   * {@code DataSource}, PostgreSQL, PostgreSQL behind transaction pooling, and MariaDB.
    */
   public static Stream<Named<Factory>> everyDatabase() {
     return chosen(
-        SQLITE, SQLITE_UNGROUPED, SQLITE_DATA_SOURCE, POSTGRESQL, POSTGRESQL_TRANSACTION_POOLING);
+        SQLITE,
+        SQLITE_UNGROUPED,
+        SQLITE_DATA_SOURCE,
+        POSTGRESQL,
+        POSTGRESQL_TRANSACTION_POOLING,
+        MARIADB);
   }
 
   /** The databases of a set that {@code onceonly.test.databases} names, or all of them. */

@@ -124,23 +124,6 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
     return c;
   }
 
-  @Override
-  public void begin(Connection c) throws SQLException {
-    c.setAutoCommit(false);
-  }
-
-  @Override
-  public void commit(Connection c) throws SQLException {
-    c.commit();
-    c.setAutoCommit(true);
-  }
-
-  @Override
-  public void rollback(Connection c) throws SQLException {
-    c.rollback();
-    c.setAutoCommit(true);
-  }
-
   /**
    * Closes every pool. In the transaction-pooled variant, first fails if a connection was given
    * back with session state left on it ({@link TransactionPoolingDataSource#leftovers()}).

@@ -139,9 +139,9 @@ public final class ReportPipeline {
    * @throws SQLException if the database refuses
    */
   public static void createTable(Connection c) throws SQLException {
-    boolean postgres = Dialect.detect(c) == Dialect.POSTGRESQL;
+    boolean real = Dialect.detect(c) == Dialect.SQLITE; // elsewhere REAL may be single precision
     try (Statement s = c.createStatement()) {
-      s.execute(String.format(Locale.ROOT, CREATE_TABLE, postgres ? "DOUBLE PRECISION" : "REAL"));
+      s.execute(String.format(Locale.ROOT, CREATE_TABLE, real ? "REAL" : "DOUBLE PRECISION"));
     }
   }
 

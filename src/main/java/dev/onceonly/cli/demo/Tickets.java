@@ -56,10 +56,15 @@ public final class Tickets {
    */
   public static void createTable(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {
-      boolean postgres = Dialect.detect(c) == Dialect.POSTGRESQL;
+      String id =
+          switch (Dialect.detect(c)) {
+            case POSTGRESQL -> "BIGSERIAL";
+            case MARIADB -> "BIGINT AUTO_INCREMENT";
+            case SQLITE -> "INTEGER";
+          };
       s.execute(
           "CREATE TABLE IF NOT EXISTS tickets (id "
-              + (postgres ? "BIGSERIAL" : "INTEGER")
+              + id
               + " PRIMARY KEY, owner TEXT NOT NULL, subject TEXT NOT NULL)");
     }
   }

@@ -54,13 +54,15 @@ public abstract class Database implements AutoCloseable {
   }
 
   /**
-   * Takes a lock on {@code (space, name)} held until the transaction ends, where the dialect needs
-   * one to keep two steps on a key apart; elsewhere does nothing. See {@link
-   * dev.onceonly.internal.receipts.StoreContext#lockKey}.
+   * Takes a lock on {@code (space, name)} among the tables under {@code prefix}, held until the
+   * transaction ends, where the dialect needs one to keep two steps on a key apart; elsewhere does
+   * nothing. See {@link dev.onceonly.internal.receipts.StoreContext#lockKey}.
    */
-  public final void lockKey(Connection c, int space, String name) throws SQLException {
+  public final void lockKey(Connection c, String prefix, int space, String name)
+      throws SQLException {
     if (sql.locksKeys()) {
-      sql.lockKey(c, space, name.hashCode()); // String.hashCode is specified: every JVM agrees
+      // String.hashCode is specified: every JVM agrees
+      sql.lockKey(c, prefix, space, name.hashCode());
     }
   }
 

@@ -57,9 +57,6 @@ public final class Migrator {
     return Integer.parseInt(m.group(1));
   }
 
-  /** The advisory lock space of migrations (an arbitrary constant: "OnceMigr" folded). */
-  private static final int MIGRATION_LOCK_SPACE = 0x4f6e4d67;
-
   private final Database database;
   private final String prefix;
   private final InstantSource clock;
@@ -187,8 +184,18 @@ public final class Migrator {
   private int migrate(Connection c, IntConsumer applied) throws SQLException {
     // PostgreSQL: instances starting at once queue here until the first one commits (its CREATE
     // TABLE IF NOT EXISTS would otherwise race on the catalog). The lock is transaction-scoped, so
-    // it holds no session state and works through PgBouncer's transaction pooling.
-    database.lockKey(c, MIGRATION_LOCK_SPACE, prefix);
+    // it holds no session state and works through PgBouncer's transaction pooling. MariaDB commits
+    // at each DDL statement, which would release such a lock: there it is the session's until
+    // unlockMigrations, and the scripts are written to run again after a cut half-way.
+    database.sql().lockMigrations(c, prefix);
+    try {
+      return migrateLocked(c, applied);
+    } finally {
+      database.sql().unlockMigrations(c, prefix);
+    }
+  }
+
+  private int migrateLocked(Connection c, IntConsumer applied) throws SQLException {
     int recorded = recordedVersion(c);
     if (recorded == latestVersion()) {
       return recorded; // no DDL: PostgreSQL checks the CREATE right even for IF NOT EXISTS

@@ -28,18 +28,6 @@ final class PostgresDialect implements SqlDialect {
     c.setAutoCommit(false);
   }
 
-  @Override
-  public void commit(Connection c) throws SQLException {
-    c.commit();
-    c.setAutoCommit(true);
-  }
-
-  @Override
-  public void rollback(Connection c) throws SQLException {
-    c.rollback();
-    c.setAutoCommit(true);
-  }
-
   /** A serialization failure ({@code 40001}) or a detected deadlock ({@code 40P01}). */
   @Override
   public boolean retryable(SQLException e) {
@@ -53,7 +41,7 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
-  public void lockKey(Connection c, int space, int name) throws SQLException {
+  public void lockKey(Connection c, String prefix, int space, int name) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(?, ?)")) {
       ps.setInt(1, space);
       ps.setInt(2, name);
@@ -147,7 +135,7 @@ final class PostgresDialect implements SqlDialect {
   }
 
   @Override
-  public String distinctFrom() {
-    return "IS DISTINCT FROM";
+  public String distinct(String left, String right) {
+    return left + " IS DISTINCT FROM " + right;
   }
 }

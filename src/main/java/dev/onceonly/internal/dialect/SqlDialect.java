@@ -17,6 +17,7 @@ public interface SqlDialect {
     return switch (dialect) {
       case SQLITE -> SqliteDialect.INSTANCE;
       case POSTGRESQL -> PostgresDialect.INSTANCE;
+      case MARIADB -> MariaDbDialect.INSTANCE;
     };
   }
 
@@ -29,10 +30,16 @@ public interface SqlDialect {
   void begin(Connection c) throws SQLException;
 
   /** Commits the transaction {@link #begin} started and returns {@code c} to auto-commit. */
-  void commit(Connection c) throws SQLException;
+  default void commit(Connection c) throws SQLException {
+    c.commit();
+    c.setAutoCommit(true);
+  }
 
   /** Rolls back the transaction {@link #begin} started and returns {@code c} to auto-commit. */
-  void rollback(Connection c) throws SQLException;
+  default void rollback(Connection c) throws SQLException {
+    c.rollback();
+    c.setAutoCommit(true);
+  }
 
   /**
    * Returns whether a transaction that failed with {@code e} may simply run again: the server
@@ -52,7 +59,24 @@ public interface SqlDialect {
    * Takes a lock on {@code (space, name)} held until the transaction ends, so nothing outlives it;
    * called only when {@link #locksKeys()}.
    */
-  void lockKey(Connection c, int space, int name) throws SQLException;
+  void lockKey(Connection c, String prefix, int space, int name) throws SQLException;
+
+  /**
+   * Keeps migrations of the tables under {@code prefix} apart until {@link #unlockMigrations}: by
+   * default the key lock, held until the transaction ends; where DDL commits implicitly (MariaDB) a
+   * lock of the session's, which outlives those commits.
+   */
+  default void lockMigrations(Connection c, String prefix) throws SQLException {
+    if (locksKeys()) {
+      lockKey(c, prefix, MIGRATION_LOCK_SPACE, prefix.hashCode());
+    }
+  }
+
+  /** Releases what {@link #lockMigrations} took, where the transaction's end does not. */
+  default void unlockMigrations(Connection c, String prefix) throws SQLException {}
+
+  /** The lock space of migrations (an arbitrary constant: "OnceMigr" folded). */
+  int MIGRATION_LOCK_SPACE = 0x4f6e4d67;
 
   // --- columns and lookups --------------------------------------------------------------------
 
@@ -108,6 +132,45 @@ public interface SqlDialect {
    */
   Optional<String> ackMany(String messages);
 
+  /**
+   * {@return {@code insert}, an {@code INSERT INTO ... VALUES} or {@code INSERT INTO ... SELECT},
+   * made to insert nothing where a row with the same {@code conflictColumns} (a unique key)
+   * exists}: its update count says whether it inserted. {@code ON CONFLICT (...) DO NOTHING} by
+   * default.
+   */
+  default String insertOrNothing(String insert, String conflictColumns) {
+    return insert + " ON CONFLICT (" + conflictColumns + ") DO NOTHING";
+  }
+
+  /**
+   * {@return an {@code UPDATE} of {@code table} setting {@code set} on the first rows by {@code
+   * order} that match {@code where}}, at most as many as its last parameter. By default through a
+   * subquery on the key columns {@code keys}, since neither SQLite (as built by the driver) nor
+   * PostgreSQL takes {@code LIMIT} on an {@code UPDATE}.
+   */
+  default String updateFirst(String table, String keys, String set, String where, String order) {
+    return "UPDATE "
+        + table
+        + " SET "
+        + set
+        + " WHERE ("
+        + keys
+        + ") IN (SELECT "
+        + keys
+        + " FROM "
+        + table
+        + " WHERE "
+        + where
+        + " ORDER BY "
+        + order
+        + " LIMIT ?)";
+  }
+
+  /** {@return the longest scope or key, in characters, the key columns hold} */
+  default int maxKeyChars() {
+    return Integer.MAX_VALUE;
+  }
+
   /** {@return an expression for {@code expression - 1}, never below zero} */
   String decrementToZero(String expression);
 
@@ -120,6 +183,9 @@ public interface SqlDialect {
     return column;
   }
 
-  /** {@return the null-safe inequality operator: true when one side is null and the other not} */
-  String distinctFrom();
+  /**
+   * {@return a null-safe inequality of {@code left} and {@code right}: true when they differ or one
+   * side is null and the other not}
+   */
+  String distinct(String left, String right);
 }

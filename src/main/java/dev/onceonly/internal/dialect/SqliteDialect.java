@@ -50,7 +50,7 @@ final class SqliteDialect implements SqlDialect {
   }
 
   @Override
-  public void lockKey(Connection c, int space, int name) {
+  public void lockKey(Connection c, String prefix, int space, int name) {
     // BEGIN IMMEDIATE already excludes every other writer
   }
 
@@ -130,8 +130,8 @@ final class SqliteDialect implements SqlDialect {
   }
 
   @Override
-  public String distinctFrom() {
-    return "IS NOT";
+  public String distinct(String left, String right) {
+    return left + " IS NOT " + right;
   }
 
   private static void execute(Connection c, String sql) throws SQLException {

@@ -126,7 +126,7 @@ final class QueueClaims {
     Integer limit = limits.get(queue);
     Integer perPartition = partitionLimits.get(queue);
     if (limit != null || perPartition != null) {
-      core.database().lockKey(c, LIMIT_LOCK_SPACE, queue);
+      core.database().lockKey(c, core.prefix(), LIMIT_LOCK_SPACE, queue);
     }
     if (limit != null) {
       max = Math.min(max, room(c, queue, limit, now));

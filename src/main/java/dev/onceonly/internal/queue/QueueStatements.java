@@ -124,10 +124,9 @@ final class QueueStatements {
             + "dead_letters d JOIN "
             + m
             + " x ON x.queue = d.queue AND x.message_key = d.message_key"
-            + " WHERE x.id = ? AND x.fence = ? AND d.payload_ref"
-            + " "
-            + dialect.distinctFrom()
-            + " x.payload_ref)";
+            + " WHERE x.id = ? AND x.fence = ? AND "
+            + dialect.distinct("d.payload_ref", "x.payload_ref")
+            + ")";
     insertPayload =
         "INSERT INTO " + p + "payloads (payload_ref, body, created_at) VALUES (?, ?, ?)";
     selectPayload =

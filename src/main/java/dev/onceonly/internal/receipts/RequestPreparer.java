@@ -35,6 +35,9 @@ public final class RequestPreparer {
   private final Map<String, OperationRules> rules;
   private final Map<String, Pattern> keyPatterns;
 
+  /** The longest scope or key the database's key columns hold, in UTF-16 code units. */
+  private final int maxKeyChars;
+
   /** A request that passed every check: its canonical arguments and fingerprint. */
   public record Prepared(
       IntentKey key,
@@ -71,6 +74,26 @@ public final class RequestPreparer {
         (operation, r) ->
             r.keyPattern().ifPresent(p -> patterns.put(operation, Pattern.compile(p))));
     this.keyPatterns = Map.copyOf(patterns);
+    this.maxKeyChars = Integer.MAX_VALUE;
+  }
+
+  private RequestPreparer(RequestPreparer other, int maxKeyChars) {
+    this.scopePattern = other.scopePattern;
+    this.keyPattern = other.keyPattern;
+    this.canonicalizer = other.canonicalizer;
+    this.mapper = other.mapper;
+    this.validators = other.validators;
+    this.rules = other.rules;
+    this.keyPatterns = other.keyPatterns;
+    this.maxKeyChars = maxKeyChars;
+  }
+
+  /**
+   * Returns this validator refusing also a scope or key longer than {@code maxKeyChars}, what the
+   * database's key columns hold (MariaDB's are bounded to be indexed), whatever the patterns allow.
+   */
+  public RequestPreparer limitedTo(int maxKeyChars) {
+    return maxKeyChars == this.maxKeyChars ? this : new RequestPreparer(this, maxKeyChars);
   }
 
   /** Returns whether a step of {@code operation} runs only for a registered intent. */
@@ -91,6 +114,7 @@ public final class RequestPreparer {
   public IntentKey checkKey(IntentKey key) {
     Objects.requireNonNull(key, "key");
     check("scope", key.scope(), scopePattern);
+    checkLength(key);
     for (Pattern p : keyPatterns.values()) {
       if (key.key() != null && p.matcher(key.key()).matches()) {
         Identifiers.check("key", key.key());
@@ -105,8 +129,22 @@ public final class RequestPreparer {
   private void checkKey(IntentKey key, String operation) {
     Objects.requireNonNull(key, "key");
     check("scope", key.scope(), scopePattern);
+    checkLength(key);
     Pattern own = operation == null ? null : keyPatterns.get(operation);
     check("key", key.key(), own != null ? own : keyPattern);
+  }
+
+  private void checkLength(IntentKey key) {
+    checkLength("scope", key.scope());
+    checkLength("key", key.key());
+  }
+
+  private void checkLength(String field, String value) {
+    if (value != null && value.length() > maxKeyChars) {
+      throw new InvalidRequestException(
+          field,
+          "must be at most " + maxKeyChars + " characters on this database, got " + value.length());
+    }
   }
 
   /** Validates a whole request and canonicalizes its arguments. */

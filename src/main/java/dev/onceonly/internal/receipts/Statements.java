@@ -1,6 +1,7 @@
 package dev.onceonly.internal.receipts;
 
 import dev.onceonly.internal.db.StatementCache;
+import dev.onceonly.internal.dialect.SqlDialect;
 import java.lang.invoke.MethodHandles;
 
 /**
@@ -22,12 +23,14 @@ public final class Statements {
   final String listRejections;
   final String countRejections;
 
-  public Statements(String p) {
+  public Statements(String p, SqlDialect dialect) {
     insertIntent =
-        "INSERT INTO "
-            + p
-            + "intents (scope, intent_key, operation, fingerprint, arguments, created_at,"
-            + " traceparent) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, intent_key) DO NOTHING";
+        dialect.insertOrNothing(
+            "INSERT INTO "
+                + p
+                + "intents (scope, intent_key, operation, fingerprint, arguments, created_at,"
+                + " traceparent) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "scope, intent_key");
     selectIntent =
         "SELECT operation, fingerprint, arguments, created_at, traceparent FROM "
             + p
@@ -60,23 +63,24 @@ public final class Statements {
             + " expires_at, forget_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
     deleteReceipt = "DELETE FROM " + p + "receipts WHERE scope = ? AND intent_key = ?";
     tombstoneExpired =
-        "UPDATE "
-            + p
-            + "receipts SET result = NULL WHERE (scope, intent_key) IN (SELECT scope, intent_key"
-            + " FROM "
-            + p
-            + "receipts WHERE expires_at <= ? AND forget_at > ? AND result IS NOT NULL"
-            + " ORDER BY expires_at LIMIT ?)";
+        dialect.updateFirst(
+            p + "receipts",
+            "scope, intent_key",
+            "result = NULL",
+            "expires_at <= ? AND forget_at > ? AND result IS NOT NULL",
+            "expires_at");
     selectForgotten =
         "SELECT scope, intent_key FROM "
             + p
             + "receipts WHERE forget_at <= ? ORDER BY forget_at LIMIT ?";
     deleteIntent = "DELETE FROM " + p + "intents WHERE scope = ? AND intent_key = ?";
     insertRejection =
-        "INSERT INTO "
-            + p
-            + "rejections (delivery_id, reason, body, body_bytes, created_at)"
-            + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING";
+        dialect.insertOrNothing(
+            "INSERT INTO "
+                + p
+                + "rejections (delivery_id, reason, body, body_bytes, created_at)"
+                + " VALUES (?, ?, ?, ?, ?)",
+            "delivery_id");
     listRejections =
         "SELECT delivery_id, reason, body, body_bytes, created_at FROM "
             + p

@@ -8,6 +8,7 @@ import dev.onceonly.TraceContext;
 import dev.onceonly.events.Events;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.dialect.InstantColumns;
+import dev.onceonly.internal.dialect.SqlDialect;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -45,25 +46,47 @@ public record StoreContext(
     Events events,
     TraceContext traces) {
 
+  /** Bounds keys by what the dialect's key columns hold. */
+  public StoreContext {
+    requests = requests.limitedTo(database.sql().maxKeyChars());
+  }
+
   /** The statements, opaque outside this package. */
   public static final class Sql {
-    final Statements statements;
+    private final String prefix;
+    private volatile Statements statements;
 
     /**
-     * Builds every statement for a validated prefix. The statements are the same in both dialects:
-     * the PostgreSQL schema declares its text keys {@code COLLATE "C"}, so comparisons and
-     * orderings are bytewise there as on SQLite.
+     * Keeps a validated prefix; the statements are built on first use, for the dialect of the
+     * instance's database. They are the same in every dialect but for the few the dialect seam
+     * writes: the schemas declare text keys in a bytewise collation ({@code COLLATE "C"} on
+     * PostgreSQL, {@code utf8mb4_nopad_bin} on MariaDB), so comparisons and orderings are bytewise
+     * everywhere, as on SQLite.
      */
     public Sql(String prefix) {
-      this.statements = new Statements(prefix);
+      this.prefix = prefix;
       this.lockSpace = (prefix + "keys").hashCode();
     }
 
     private final int lockSpace;
+
+    Statements statements(SqlDialect dialect) {
+      Statements s = statements;
+      if (s == null) {
+        s = new Statements(prefix, dialect);
+        statements = s;
+      }
+      return s;
+    }
   }
 
   Statements statements() {
-    return sql.statements;
+    return sql.statements(database.sql());
+  }
+
+  /** {@return the validated table prefix} */
+  public String prefix() {
+    return sql.prefix;
   }
 
   public InstantColumns times() {
@@ -92,7 +115,8 @@ public record StoreContext(
     if (!database.sql().locksKeys()) {
       return; // before building the lock's name: SQLite's hot path allocates nothing here
     }
-    database.lockKey(c, sql.lockSpace + table.hashCode(), key.scope() + '\0' + key.key());
+    database.lockKey(
+        c, sql.prefix, sql.lockSpace + table.hashCode(), key.scope() + '\0' + key.key());
   }
 
   public JsonNode readTree(String json) {

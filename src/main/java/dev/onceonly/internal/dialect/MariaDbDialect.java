@@ -1,0 +1,239 @@
+package dev.onceonly.internal.dialect;
+
+import dev.onceonly.sql.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Optional;
+
+/**
+ * MariaDB (InnoDB): writers run side by side, as on PostgreSQL, but with what this family does
+ * differently.
+ *
+ * <ul>
+ *   <li>Its default isolation is {@code REPEATABLE READ}, whose snapshot would hide the receipt a
+ *       step waited for behind a key lock, and whose gap locks make unrelated inserts wait for each
+ *       other. Every transaction this dialect begins runs at {@code READ COMMITTED}, set with
+ *       {@code SET TRANSACTION} (the next transaction only), so no session state outlives it.
+ *   <li>It has no transaction-scoped advisory lock ({@code GET_LOCK} belongs to the session and
+ *       survives {@code COMMIT}). Steps on one key are kept apart by a row lock on the key's bucket
+ *       in {@code <prefix>key_locks}, held until the transaction ends.
+ *   <li>Its DDL commits implicitly, which would release that row lock in the middle of a migration;
+ *       migrations take a session lock ({@code GET_LOCK}) instead, released when they end, and
+ *       every script is written to be run again after being cut off half-way.
+ *   <li>A detected deadlock (1213) or a lock wait timeout (1205) runs again, as PostgreSQL's {@code
+ *       40001} does: the first rolls the transaction back, the second only its last statement, and
+ *       the runner rolls back the rest before running again.
+ *   <li>Instants are {@code DATETIME(6)} holding UTC ({@link InstantColumns}); key columns are
+ *       {@code utf8mb4_nopad_bin}, so keys differing in case, accents or trailing spaces stay
+ *       distinct and order bytewise, as on the other two.
+ * </ul>
+ */
+final class MariaDbDialect implements SqlDialect {
+  static final MariaDbDialect INSTANCE = new MariaDbDialect();
+
+  /** InnoDB's detected deadlock: the transaction was rolled back. */
+  static final int DEADLOCK = 1213;
+
+  /** InnoDB's lock wait timeout: the statement was rolled back, the transaction is still open. */
+  static final int LOCK_WAIT_TIMEOUT = 1205;
+
+  /** How long a migration waits for another process's migration, in seconds. */
+  private static final int MIGRATION_WAIT_SECONDS = 300;
+
+  private MariaDbDialect() {}
+
+  @Override
+  public Dialect id() {
+    return Dialect.MARIADB;
+  }
+
+  @Override
+  public void begin(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+    try (Statement s = c.createStatement()) {
+      s.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    }
+  }
+
+  /** A detected deadlock (1213, SQL state 40001) or a lock wait timeout (1205). */
+  @Override
+  public boolean retryable(SQLException e) {
+    int code = e.getErrorCode();
+    return code == DEADLOCK || code == LOCK_WAIT_TIMEOUT || "40001".equals(e.getSQLState());
+  }
+
+  @Override
+  public boolean locksKeys() {
+    return true;
+  }
+
+  /**
+   * Locks the key's bucket among the rows V1 made ({@value #KEY_LOCK_BUCKETS} of them) with {@code
+   * SELECT ... FOR UPDATE}: InnoDB holds the row lock until the transaction ends, a second step on
+   * the key waits for it, and nothing is written. Two keys in one bucket only wait for each other.
+   *
+   * @throws SQLException if the bucket's row is missing (the table was emptied by hand), rather
+   *     than going on without a lock
+   */
+  @Override
+  public void lockKey(Connection c, String prefix, int space, int name) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT bucket FROM " + prefix + "key_locks WHERE bucket = ? FOR UPDATE")) {
+      int bucket = Math.floorMod(31 * space + name, KEY_LOCK_BUCKETS);
+      ps.setInt(1, bucket);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException(
+              "no row " + bucket + " in " + prefix + "key_locks: apply V1 again", "55000");
+        }
+      }
+    }
+  }
+
+  /** How many rows {@code <prefix>key_locks} holds (V1 makes them). */
+  static final int KEY_LOCK_BUCKETS = 16_384;
+
+  @Override
+  public void lockMigrations(Connection c, String prefix) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT GET_LOCK(?, ?)")) {
+      ps.setString(1, migrationLock(prefix));
+      ps.setInt(2, MIGRATION_WAIT_SECONDS);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next() || rs.getInt(1) != 1) {
+          throw new SQLException(
+              "another process held the migration lock of prefix "
+                  + prefix
+                  + " for "
+                  + MIGRATION_WAIT_SECONDS
+                  + " s",
+              "HY000",
+              LOCK_WAIT_TIMEOUT);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void unlockMigrations(Connection c, String prefix) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT RELEASE_LOCK(?)")) {
+      ps.setString(1, migrationLock(prefix));
+      ps.executeQuery().close();
+    }
+  }
+
+  /** A lock name of at most 64 characters, as {@code GET_LOCK} requires. */
+  private static String migrationLock(String prefix) {
+    String name = "onceonly.migrate." + prefix;
+    return name.length() <= 64 ? name : "onceonly.migrate#" + Integer.toHexString(name.hashCode());
+  }
+
+  @Override
+  public InstantColumns instants() {
+    return InstantColumns.UTC_DATETIME;
+  }
+
+  @Override
+  public String instantType() {
+    return "DATETIME(6)";
+  }
+
+  /** In the connection's current database, as the queries' table names are. */
+  @Override
+  public String tableExists() {
+    return "SELECT COUNT(*) > 0 FROM information_schema.tables"
+        + " WHERE table_schema = DATABASE() AND table_name = ?";
+  }
+
+  @Override
+  public String columnExists() {
+    return "SELECT COUNT(*) > 0 FROM information_schema.columns"
+        + " WHERE table_schema = DATABASE() AND table_name = ? AND column_name = ?";
+  }
+
+  /** UTC, whatever the session's {@code time_zone}: no conversion through a local time. */
+  @Override
+  public Optional<String> serverClock() {
+    return Optional.of(
+        "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000");
+  }
+
+  @Override
+  public boolean notifiesSends() {
+    return false;
+  }
+
+  /**
+   * {@code INSERT IGNORE}: MariaDB has no {@code ON CONFLICT}, and {@code ON DUPLICATE KEY UPDATE}
+   * counts a row it left alone as affected when the driver asks for found rows (Connector/J's
+   * default), so the caller could not tell a new row from an old one. {@code IGNORE} would also
+   * turn a value too long for its column into a truncated one; the key columns it guards are wider
+   * than any key the library accepts ({@link #maxKeyChars()}), and the other columns are {@code
+   * TEXT}.
+   */
+  @Override
+  public String insertOrNothing(String insert, String conflictColumns) {
+    if (!insert.startsWith("INSERT INTO ")) {
+      throw new IllegalArgumentException("not an INSERT INTO: " + insert);
+    }
+    return "INSERT IGNORE INTO " + insert.substring("INSERT INTO ".length());
+  }
+
+  /** A single-table {@code UPDATE} with its own {@code ORDER BY} and {@code LIMIT}. */
+  @Override
+  public String updateFirst(String table, String keys, String set, String where, String order) {
+    return "UPDATE "
+        + table
+        + " SET "
+        + set
+        + " WHERE "
+        + where
+        + " ORDER BY "
+        + order
+        + " LIMIT ?";
+  }
+
+  @Override
+  public int maxKeyChars() {
+    return MAX_KEY_CHARS;
+  }
+
+  /**
+   * The widest scope or key in characters: the key columns are {@code VARCHAR(255)} for a scope and
+   * {@code VARCHAR(512)} for a key (InnoDB indexes at most 3,072 bytes, four per character).
+   */
+  static final int MAX_KEY_CHARS = 255;
+
+  /** The queue is not yet on MariaDB: its claim needs an {@code UPDATE ... RETURNING}. */
+  @Override
+  public String claim(String m, boolean oldestFirst) {
+    return UNSUPPORTED;
+  }
+
+  @Override
+  public void bindClaim(PreparedStatement ps, String queue, long now, int max, long until)
+      throws SQLException {
+    throw new SQLException("the job queue is not supported on MariaDB yet", "0A000");
+  }
+
+  private static final String UNSUPPORTED =
+      "SIGNAL SQLSTATE '0A000' SET MESSAGE_TEXT = 'the job queue is not supported on MariaDB yet'";
+
+  @Override
+  public Optional<String> ackMany(String m) {
+    return Optional.empty();
+  }
+
+  @Override
+  public String decrementToZero(String expression) {
+    return "GREATEST(" + expression + " - 1, 0)";
+  }
+
+  @Override
+  public String distinct(String left, String right) {
+    return "NOT (" + left + " <=> " + right + ")";
+  }
+}
