@@ -44,7 +44,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import org.sqlite.SQLiteConfig;
 
 /**
  * The entry point: opens a store, applies its schema migrations and hands out the {@link
@@ -154,6 +153,7 @@ public final class OnceOnly implements AutoCloseable {
 
   /** {@return the job queue, retrying failed messages with {@link RetryPolicy#defaults()}} */
   public JobQueue queue() {
+    database.sql().requirePiece("the job queue");
     return queue;
   }
 
@@ -166,6 +166,7 @@ public final class OnceOnly implements AutoCloseable {
    * @return the queue
    */
   public JobQueue queue(RetryPolicy policy) {
+    database.sql().requirePiece("the job queue");
     return queue.withPolicy(policy);
   }
 
@@ -177,6 +178,7 @@ public final class OnceOnly implements AutoCloseable {
    * @return the schedules of this store
    */
   public Schedules schedules() {
+    database.sql().requirePiece("the schedules");
     return queue.schedules();
   }
 
@@ -187,6 +189,7 @@ public final class OnceOnly implements AutoCloseable {
    * @return the external effects of this store
    */
   public ExternalEffects externalEffects() {
+    database.sql().requirePiece("the external effects");
     return externalEffects;
   }
 
@@ -199,6 +202,7 @@ public final class OnceOnly implements AutoCloseable {
    * @return the external effects
    */
   public ExternalEffects externalEffects(RetryPolicy policy) {
+    database.sql().requirePiece("the external effects");
     return externalEffects.withPolicy(policy);
   }
 
@@ -1024,26 +1028,11 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     private Connection openSqliteFile() throws SQLException {
-      SQLiteConfig config = new SQLiteConfig();
-      config.setSynchronous(
-          synchronous == Synchronous.FULL
-              ? SQLiteConfig.SynchronousMode.FULL
-              : SQLiteConfig.SynchronousMode.NORMAL);
-      config.setBusyTimeout((int) Math.min(Integer.MAX_VALUE, busyTimeout.toMillis()));
-      config.enforceForeignKeys(true);
-      Connection c = SqliteFiles.open(config, sqliteFile);
-      try {
-        SqliteFiles.useJournalMode(
-            c, journalMode.name().toLowerCase(java.util.Locale.ROOT), busyTimeout);
-        return c;
-      } catch (SQLException | RuntimeException e) {
-        try {
-          c.close();
-        } catch (SQLException closing) {
-          e.addSuppressed(closing);
-        }
-        throw e;
-      }
+      return SqliteFiles.openStore(
+          sqliteFile,
+          synchronous == Synchronous.FULL,
+          busyTimeout,
+          journalMode.name().toLowerCase(java.util.Locale.ROOT));
     }
   }
 }

@@ -21,6 +21,38 @@ public final class SqliteFiles {
   private SqliteFiles() {}
 
   /**
+   * Opens a store's file with its settings: synchronous FULL or NORMAL, the busy timeout, foreign
+   * keys on, and the journal mode asked for (switched only when it differs).
+   *
+   * @param file the database file
+   * @param full synchronous FULL, else NORMAL
+   * @param busyTimeout how long a statement waits for another writer
+   * @param journalMode the journal mode, lower case ({@code wal} or {@code delete})
+   * @return the open connection
+   * @throws SQLException if SQLite refuses
+   */
+  public static Connection openStore(
+      Path file, boolean full, Duration busyTimeout, String journalMode) throws SQLException {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setSynchronous(
+        full ? SQLiteConfig.SynchronousMode.FULL : SQLiteConfig.SynchronousMode.NORMAL);
+    config.setBusyTimeout((int) Math.min(Integer.MAX_VALUE, busyTimeout.toMillis()));
+    config.enforceForeignKeys(true);
+    Connection c = open(config, file);
+    try {
+      useJournalMode(c, journalMode, busyTimeout);
+      return c;
+    } catch (SQLException | RuntimeException e) {
+      try {
+        c.close();
+      } catch (SQLException closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
+    }
+  }
+
+  /**
    * Opens a connection to exactly this file, creating it if missing.
    *
    * @param config the connection's settings

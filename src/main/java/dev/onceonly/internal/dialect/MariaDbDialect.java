@@ -46,6 +46,13 @@ final class MariaDbDialect implements SqlDialect {
   private MariaDbDialect() {}
 
   @Override
+  public void requirePiece(String piece) {
+    throw new UnsupportedOperationException(
+        piece
+            + " does not run on MariaDB yet: receipts, intents and rejections do (docs/mariadb.md)");
+  }
+
+  @Override
   public Dialect id() {
     return Dialect.MARIADB;
   }

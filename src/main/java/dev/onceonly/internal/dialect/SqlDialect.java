@@ -188,4 +188,13 @@ public interface SqlDialect {
    * side is null and the other not}
    */
   String distinct(String left, String right);
+
+  /**
+   * Refuses, with a typed error, a piece of the store whose statements this dialect does not have
+   * yet; by default every piece is there.
+   *
+   * @param piece what the caller asked for, as the error names it ("the job queue")
+   * @throws UnsupportedOperationException if this dialect does not carry it
+   */
+  default void requirePiece(String piece) {}
 }
