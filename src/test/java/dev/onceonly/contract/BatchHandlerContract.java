@@ -12,7 +12,6 @@ import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.Eventually;
-import dev.onceonly.testing.MutableClock;
 import dev.onceonly.testing.Race;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -208,28 +207,19 @@ public class BatchHandlerContract extends QueueContractSupport {
   }
 
   /**
-   * Two instances (as two processes), two threads each, started together by a gate; the second's
-   * clock runs past every lease the first takes, so it keeps taking over messages the first holds
-   * (waiting for a thread, or in a batch about to commit). Each effect is written once: the first's
-   * fenced acknowledgements find those messages lost, and its handler is never given them.
+   * Two instances (as two processes), two threads each, started together by a gate, on one clock
+   * that every batch moves past every lease: the messages either instance holds (waiting for a
+   * thread, or in a batch about to commit) are taken over by the other whenever it finds nothing
+   * newer to claim. Each effect is written once: a holder's fenced acknowledgements find those
+   * messages lost, and its handler is never given them.
    */
   @Test
   void twoInstancesRacingWithBatchesWriteEachEffectOnce() throws Exception {
     send(keys(1000));
-    MutableClock ahead = new MutableClock(T0.plus(LEASE.multipliedBy(2)));
-    try (OnceOnly other = db.open(ahead)) {
+    RetryPolicy takeovers = RetryPolicy.builder().maxAttempts(1000).build();
+    try (OnceOnly other = db.open(clock)) {
       List<Worker> workers =
-          List.of(
-              Worker.batchBuilder(once.queue(), Q, 25, inserting("a"))
-                  .threads(2)
-                  .lease(LEASE)
-                  .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
-                  .build(),
-              Worker.batchBuilder(other.queue(), Q, 25, inserting("b"))
-                  .threads(2)
-                  .lease(LEASE)
-                  .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
-                  .build());
+          List.of(racer(once.queue(takeovers), "a"), racer(other.queue(takeovers), "b"));
       try {
         Race.run(2, i -> () -> workers.get(i).start());
         Eventually.await(DRAIN, "queue drained", () -> other.queue().depth(Q) == 0);
@@ -244,6 +234,22 @@ public class BatchHandlerContract extends QueueContractSupport {
     assertThat(duplicatedEffects()).isZero();
     assertThat(db.strings("SELECT DISTINCT holder FROM effects")).isSubsetOf("a", "b");
     assertThat(messages(Q)).isZero();
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_dead_letters")).isZero();
+  }
+
+  /** A worker whose every batch first moves the shared clock past every lease of one second. */
+  private Worker racer(JobQueue queue, String holder) {
+    Duration lease = Duration.ofSeconds(1);
+    BatchHandler handler =
+        (tx, deliveries) -> {
+          clock.advance(lease.multipliedBy(2));
+          insertAll(tx, deliveries, holder);
+        };
+    return Worker.batchBuilder(queue, Q, 25, handler)
+        .threads(2)
+        .lease(lease)
+        .idleBackoff(Duration.ofMillis(5), Duration.ofMillis(20))
+        .build();
   }
 
   /**
