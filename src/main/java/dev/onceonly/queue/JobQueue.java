@@ -164,6 +164,26 @@ public interface JobQueue {
   List<QueueResult> completeAll(List<Completion> completions);
 
   /**
+   * Acknowledges many messages and runs one {@link BatchHandler} for them in one transaction, so
+   * that the handler's writes (a JDBC batch) and the acknowledgements share one commit. The fenced
+   * acknowledgements come first, together (on PostgreSQL in one statement), and the handler is then
+   * given the deliveries whose acknowledgement succeeded, as {@link #complete} runs its work only
+   * after its own: a delivery whose lease was taken over is {@link QueueResult.LeaseLost}, changes
+   * nothing and is not given to the handler. While the handler runs no one can claim the
+   * acknowledged messages. If the handler throws, nothing is committed: every delivery still held
+   * is {@link QueueResult.WorkFailed} with that failure and stays leased. If no lease holds, the
+   * handler is not called.
+   *
+   * @param deliveries the deliveries, at most one per message, at most 1,000
+   * @param handler the batch's database work
+   * @return one result per delivery, in order: {@link QueueResult.Completed}, {@link
+   *     QueueResult.LeaseLost} or {@link QueueResult.WorkFailed}
+   * @throws IllegalArgumentException if there are more than 1,000 deliveries
+   * @throws dev.onceonly.StoreException if the transaction fails; nothing was committed
+   */
+  List<QueueResult> completeBatch(List<Delivery> deliveries, BatchHandler handler);
+
+  /**
    * Acknowledges a batch of messages in one transaction (on PostgreSQL in one statement).
    *
    * @param leases the leases

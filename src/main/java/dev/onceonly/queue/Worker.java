@@ -18,9 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +43,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * instance (a hint: a send inside a caller's transaction is found by the next poll after it
  * commits).
  *
+ * <p>A worker built with {@link #batchBuilder} gives the claimed jobs to a {@link BatchHandler}
+ * instead, many at once in one transaction with their acknowledgements ({@link
+ * JobQueue#completeBatch}); a batch that fails commits nothing and its jobs are run again alone.
+ *
  * <p>{@link #close()} shuts down gracefully: no new claims, claimed jobs no thread has started are
  * released for immediate redelivery, in-flight handlers get the shutdown deadline to finish; after
  * it they are cancelled and their messages released for immediate redelivery. A store failure while
@@ -59,7 +61,14 @@ public final class Worker implements AutoCloseable {
   private final JobQueue queue;
   private final String queueName;
   private final Handler handler;
+  private final BatchHandler batchHandler;
+  private final int maxBatch;
   private final int threads;
+
+  /** The jobs the threads can take at once: one each, or a batch each. */
+  private final int slots;
+
+  private final PollLog polls;
   private final Duration lease;
   private final Duration idleMin;
   private final Duration idleMax;
@@ -98,7 +107,11 @@ public final class Worker implements AutoCloseable {
     this.queue = b.queue;
     this.queueName = b.queueName;
     this.handler = b.handler;
+    this.batchHandler = b.batchHandler;
+    this.maxBatch = b.maxBatch;
     this.threads = b.threads;
+    this.slots = b.threads * b.maxBatch;
+    this.polls = new PollLog(b.queueName);
     this.lease = b.lease;
     this.idleMin = b.idleMin;
     this.idleMax = b.idleMax;
@@ -106,7 +119,7 @@ public final class Worker implements AutoCloseable {
     this.prefetch =
         b.prefetch >= 0
             ? new Prefetch(b.prefetch, b.prefetch)
-            : Prefetch.adaptive(Math.min(MAX_PREFETCH, 2 * threads));
+            : Prefetch.adaptive(Math.min(Prefetch.MAX, 2 * slots));
     this.executionTimeout = b.executionTimeout;
   }
 
@@ -124,8 +137,38 @@ public final class Worker implements AutoCloseable {
    * @return the builder
    */
   public static Builder builder(JobQueue queue, String queueName, Handler handler) {
-    return new Builder(queue, queueName, handler);
+    return new Builder(queue, queueName, Objects.requireNonNull(handler, "handler"), null, 1);
   }
+
+  /**
+   * Returns a builder for a worker that gives the jobs of one queue to a {@link BatchHandler}, up
+   * to {@code maxBatch} at once: each handler thread takes the claimed jobs waiting (at least one,
+   * at most {@code maxBatch}) and completes them with {@link JobQueue#completeBatch}, so that their
+   * acknowledgements and the handler's writes share one commit. If the handler throws, nothing of
+   * the batch commits and each of its jobs is run again alone, a batch of one in a transaction of
+   * its own, at once: those that succeed alone are acknowledged once, and a job that fails alone is
+   * retried with backoff or dead-lettered as a {@link Handler}'s would be, without the others. The
+   * worker claims up to {@code threads * maxBatch} jobs plus the prefetch. {@link
+   * Builder#executionTimeout} does not apply to batches.
+   *
+   * @param queue the job queue
+   * @param queueName the queue's name
+   * @param maxBatch the most jobs given to the handler at once, from 1 to 1,000
+   * @param handler what writes the effects of each batch
+   * @return the builder
+   * @throws IllegalArgumentException if {@code maxBatch} is out of range
+   */
+  public static Builder batchBuilder(
+      JobQueue queue, String queueName, int maxBatch, BatchHandler handler) {
+    if (maxBatch < 1 || maxBatch > MAX_BATCH) {
+      throw new IllegalArgumentException("maxBatch must be between 1 and 1000");
+    }
+    return new Builder(
+        queue, queueName, null, Objects.requireNonNull(handler, "handler"), maxBatch);
+  }
+
+  /** The most jobs of one batch. */
+  private static final int MAX_BATCH = 1000;
 
   /**
    * Runs {@code handler} on one delivery on the calling thread and records its outcome as a worker
@@ -214,7 +257,7 @@ public final class Worker implements AutoCloseable {
     long idle = idleMin.toMillis();
     while (running) {
       int ahead = prefetch.at(settledJobs.get(), System.nanoTime());
-      int capacity = threads + ahead;
+      int capacity = slots + ahead;
       int batch = Math.max(1, ahead / 2);
       int room = capacity - inFlight.size();
       boolean starving = ready.isEmpty() && finishing.isEmpty() && handling.get() < threads;
@@ -227,9 +270,9 @@ public final class Worker implements AutoCloseable {
       List<Delivery> deliveries;
       try {
         deliveries = queue.receive(queueName, Math.min(room, MAX_CLAIM), lease);
-        pollWorks();
+        polls.works();
       } catch (RuntimeException e) {
-        pollFailed(e);
+        polls.failed(e);
         deliveries = List.of();
       }
       if (deliveries.isEmpty()) {
@@ -246,52 +289,6 @@ public final class Worker implements AutoCloseable {
         ready.add(new Slot(job));
       }
     }
-  }
-
-  /** Failed polls in a row, and the last one's text; read and written by the claiming thread. */
-  private long pollFailures;
-
-  private String lastPollFailure;
-
-  /**
-   * Logs a failed poll: the first of a run of failures at {@code WARNING}, and again at the 10th,
-   * 100th, 1,000th... failure in a row (with the count) or when the failure changes; the others at
-   * {@code DEBUG}. A store that is down fails every poll of every idle backoff, and a log line per
-   * poll would bury everything else.
-   */
-  private void pollFailed(RuntimeException e) {
-    String text = e.getClass().getName() + ": " + e.getMessage();
-    boolean changed = !text.equals(lastPollFailure);
-    pollFailures = changed ? 1 : pollFailures + 1;
-    lastPollFailure = text;
-    boolean loud = changed || isPowerOfTen(pollFailures);
-    LOG.log(
-        loud ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
-        "receive from "
-            + queueName
-            + " failed"
-            + (pollFailures == 1
-                ? " (the same failure again is logged at DEBUG, at WARNING every tenfold)"
-                : " " + pollFailures + " times in a row"),
-        e);
-  }
-
-  /** Says once that polling works again after failures. */
-  private void pollWorks() {
-    if (pollFailures > 0) {
-      LOG.log(
-          System.Logger.Level.INFO,
-          "receive from " + queueName + " works again after " + pollFailures + " failure(s)");
-      pollFailures = 0;
-      lastPollFailure = null;
-    }
-  }
-
-  private static boolean isPowerOfTen(long n) {
-    while (n >= 10 && n % 10 == 0) {
-      n /= 10;
-    }
-    return n == 1;
   }
 
   /**
@@ -378,7 +375,94 @@ public final class Worker implements AutoCloseable {
       if (slot == STOP) {
         return;
       }
-      handle(slot.job());
+      if (batchHandler == null) {
+        handle(slot.job());
+      } else if (!handleBatch(slot.job())) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Gives {@code first} and the claimed jobs waiting after it, up to the batch size, to the batch
+   * handler in one transaction; runs each job of a batch that failed again alone. Returns false if
+   * it took the {@link #STOP} of this thread while gathering the batch.
+   */
+  private boolean handleBatch(Job first) {
+    List<Job> jobs = new ArrayList<>(maxBatch);
+    jobs.add(first);
+    boolean stop = false;
+    while (jobs.size() < maxBatch) {
+      Slot next = ready.poll();
+      if (next == null || next == STOP) {
+        stop = next == STOP;
+        break;
+      }
+      jobs.add(next.job());
+    }
+    handling.incrementAndGet();
+    try {
+      // The transaction holds the messages from its acknowledgements on: no renewal, no release.
+      jobs.forEach(Job::handOver);
+      List<QueueResult> results = completeBatch(jobs);
+      for (int i = 0; i < results.size(); i++) {
+        if (results.get(i) instanceof QueueResult.WorkFailed failed) {
+          settleAlone(jobs.get(i), jobs.size() == 1 ? failed : null);
+        } else {
+          count(results.get(i));
+        }
+      }
+    } finally {
+      handling.decrementAndGet();
+      jobs.forEach(this::done);
+    }
+    return !stop;
+  }
+
+  /**
+   * Completes jobs with the batch handler in one transaction and publishes each job's handling. A
+   * store failure is logged, and the jobs are delivered again after their leases: no job is
+   * acknowledged.
+   */
+  private List<QueueResult> completeBatch(List<Job> jobs) {
+    Events events = queue.events();
+    long started = events.enabled() ? System.nanoTime() : 0;
+    List<QueueResult> results;
+    try {
+      results = queue.completeBatch(jobs.stream().map(Job::delivery).toList(), batchHandler);
+    } catch (RuntimeException e) {
+      jobs.forEach(job -> warnUnrecorded("batch", job, e));
+      return List.of();
+    }
+    if (started != 0) {
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      for (int i = 0; i < jobs.size(); i++) {
+        Delivery d = jobs.get(i).delivery();
+        boolean failed = results.get(i) instanceof QueueResult.WorkFailed;
+        events.publish(
+            new OnceOnlyEvent.JobHandled(queueName, d.attempt(), took, failed, d.traceparent()));
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Settles a job of a failed batch: runs it alone unless it already failed alone ({@code failed}),
+   * then records a failure alone as a {@link Handler}'s: a retry with backoff, or a dead letter.
+   */
+  private void settleAlone(Job job, QueueResult.WorkFailed failed) {
+    QueueResult alone = failed;
+    if (alone == null) {
+      List<QueueResult> r = completeBatch(List.of(job));
+      if (r.isEmpty()) {
+        return; // not recorded, logged: delivered again after its lease
+      }
+      alone = r.get(0);
+    }
+    if (alone instanceof QueueResult.WorkFailed f) {
+      fail(job, f.failure());
+    } else {
+      count(alone);
     }
   }
 
@@ -398,7 +482,7 @@ public final class Worker implements AutoCloseable {
   private void handle(Job job) {
     boolean handedOver = false;
     handling.incrementAndGet();
-    Deadline deadline = Deadline.start(this, job);
+    Deadline deadline = Deadline.start(executionTimeout, renewer, job);
     Events events = queue.events();
     long started = events.enabled() ? System.nanoTime() : 0;
     boolean failed = true;
@@ -439,115 +523,6 @@ public final class Worker implements AutoCloseable {
         // would take it for one. close() clears running before it interrupts, so its interrupt
         // is never cleared here.
         Thread.interrupted();
-      }
-    }
-  }
-
-  /** The most jobs an adaptive prefetch holds ahead, unless twice the threads is more. */
-  private static final int ADAPTIVE_PREFETCH = 100;
-
-  /** The most a prefetch may be set to. */
-  private static final int MAX_PREFETCH = 1000;
-
-  /**
-   * How many claimed jobs may wait for a thread beyond one per thread. Fixed when the builder set
-   * it; else it follows the worker's rate: the jobs its threads settle in {@link #HORIZON_NANOS} at
-   * the rate measured over the last windows of {@link #WINDOW_NANOS}, between {@code min} and
-   * {@code max}. So a fast backlog is claimed (and, with {@link Job#completeLater}, acknowledged)
-   * in large batches, while a claimed job waits for a thread about that long at most, and slow jobs
-   * are claimed a few at a time, leaving the rest of a backlog to other workers. Read and written
-   * by the claiming thread only.
-   */
-  private static final class Prefetch {
-    private static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final long HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-    private final int min;
-    private final int max;
-    private int current;
-    private long windowStart = System.nanoTime();
-    private long settledAtStart;
-    private double perNano;
-
-    /** {@return a prefetch following the rate from {@code floor} up} */
-    static Prefetch adaptive(int floor) {
-      return new Prefetch(floor, Math.max(floor, ADAPTIVE_PREFETCH));
-    }
-
-    Prefetch(int min, int max) {
-      this.min = min;
-      this.max = max;
-      this.current = min;
-    }
-
-    /** {@return the prefetch now, given the jobs settled so far and the time} */
-    int at(long settled, long now) {
-      long elapsed = now - windowStart;
-      if (min == max || elapsed < WINDOW_NANOS) {
-        return current;
-      }
-      double rate = (double) (settled - settledAtStart) / elapsed;
-      perNano = perNano == 0 ? rate : (perNano + rate) / 2;
-      windowStart = now;
-      settledAtStart = settled;
-      current = (int) Math.max(min, Math.min(max, Math.round(perNano * HORIZON_NANOS)));
-      return current;
-    }
-  }
-
-  /**
-   * The execution timeout of one handler call: at the deadline the job is cancelled and its thread
-   * interrupted, unless the call has ended or the job's completion is committing. Ended under the
-   * same lock, so an interrupt never reaches the thread's next job.
-   */
-  private static final class Deadline {
-    private static final Deadline NONE = new Deadline(null, null);
-
-    private final Job job;
-    private final Thread thread;
-    private ScheduledFuture<?> timer;
-    private boolean ended;
-    private boolean passed;
-
-    private Deadline(Job job, Thread thread) {
-      this.job = job;
-      this.thread = thread;
-    }
-
-    static Deadline start(Worker worker, Job job) {
-      if (worker.executionTimeout == null) {
-        return NONE;
-      }
-      Deadline d = new Deadline(job, Thread.currentThread());
-      synchronized (d) {
-        try {
-          d.timer =
-              worker.renewer.schedule(
-                  d::pass, worker.executionTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-          return NONE; // closing past its deadline: the shutdown cancels this job instead
-        }
-      }
-      return d;
-    }
-
-    private synchronized void pass() {
-      if (ended || job.isCompleting() || job.isHandedOver() || job.result() != null) {
-        return;
-      }
-      passed = true;
-      job.cancel("execution timeout");
-      thread.interrupt();
-    }
-
-    synchronized boolean passed() {
-      return passed;
-    }
-
-    synchronized void end() {
-      ended = true;
-      if (timer != null) {
-        timer.cancel(false);
       }
     }
   }
@@ -779,6 +754,8 @@ public final class Worker implements AutoCloseable {
     private final JobQueue queue;
     private final String queueName;
     private final Handler handler;
+    private final BatchHandler batchHandler;
+    private final int maxBatch;
     private int threads = 1;
     private Duration lease = Duration.ofSeconds(30);
     private Duration idleMin = Duration.ofMillis(10);
@@ -787,10 +764,13 @@ public final class Worker implements AutoCloseable {
     private int prefetch = -1;
     private Duration executionTimeout;
 
-    private Builder(JobQueue queue, String queueName, Handler handler) {
+    private Builder(
+        JobQueue queue, String queueName, Handler handler, BatchHandler batch, int maxBatch) {
       this.queue = Objects.requireNonNull(queue, "queue");
       this.queueName = Objects.requireNonNull(queueName, "queueName");
-      this.handler = Objects.requireNonNull(handler, "handler");
+      this.handler = handler;
+      this.batchHandler = batch;
+      this.maxBatch = maxBatch;
     }
 
     /**
@@ -867,7 +847,7 @@ public final class Worker implements AutoCloseable {
      * @return this builder
      */
     public Builder prefetch(int prefetch) {
-      if (prefetch < 0 || prefetch > MAX_PREFETCH) {
+      if (prefetch < 0 || prefetch > Prefetch.MAX) {
         throw new IllegalArgumentException("prefetch must be between 0 and 1000");
       }
       this.prefetch = prefetch;
@@ -891,8 +871,15 @@ public final class Worker implements AutoCloseable {
       return this;
     }
 
-    /** {@return the worker, not yet started} */
+    /**
+     * {@return the worker, not yet started}
+     *
+     * @throws IllegalStateException if an execution timeout was set for a batch handler
+     */
     public Worker build() {
+      if (batchHandler != null && executionTimeout != null) {
+        throw new IllegalStateException("executionTimeout does not apply to a batch handler");
+      }
       return new Worker(this);
     }
   }

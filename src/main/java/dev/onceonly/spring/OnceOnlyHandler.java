@@ -7,9 +7,10 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Marks a bean implementing {@link dev.onceonly.queue.Handler} as the handler of one queue: a
- * {@link dev.onceonly.queue.Worker} runs it, started once the context is refreshed and closed
- * gracefully when it closes ({@link OnceOnlyWorkers}).
+ * Marks a bean implementing {@link dev.onceonly.queue.Handler} (or, with {@link #batch()}, {@link
+ * dev.onceonly.queue.BatchHandler}) as the handler of one queue: a {@link
+ * dev.onceonly.queue.Worker} runs it, started once the context is refreshed and closed gracefully
+ * when it closes ({@link OnceOnlyWorkers}).
  *
  * <p>The handler may be {@code @Transactional}: then whatever it writes through Spring (a {@code
  * JdbcTemplate}, a repository) is in one transaction with what it does through OnceOnly, and {@link
@@ -71,4 +72,16 @@ public @interface OnceOnlyHandler {
    * @return the timeout, or empty
    */
   String executionTimeout() default "";
+
+  /**
+   * The most jobs given at once to a bean implementing {@link dev.onceonly.queue.BatchHandler}
+   * ({@link dev.onceonly.queue.Worker#batchBuilder}); {@code 0}, the default, for a bean
+   * implementing {@link dev.onceonly.queue.Handler}. A batch handler writes through the connection
+   * it is given, in the transaction that acknowledges its jobs; the {@link
+   * OnceOnlyHandlerDecorator}s wrap only {@code Handler} beans, and {@link #executionTimeout()}
+   * does not apply to batches.
+   *
+   * @return 0, or between 1 and 1,000
+   */
+  int batch() default 0;
 }

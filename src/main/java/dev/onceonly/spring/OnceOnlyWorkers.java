@@ -1,6 +1,7 @@
 package dev.onceonly.spring;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.queue.BatchHandler;
 import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Worker;
@@ -67,8 +68,9 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
   /**
    * Builds and starts one worker per handler bean.
    *
-   * @throws IllegalStateException if an annotated bean is no {@link Handler}, or its annotation
-   *     holds a bad value (the message names the bean); workers already started are closed
+   * @throws IllegalStateException if an annotated bean is no {@link Handler} (with a batch, no
+   *     {@link BatchHandler}), or its annotation holds a bad value (the message names the bean);
+   *     workers already started are closed
    */
   @Override
   public synchronized void start() {
@@ -90,19 +92,9 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
   private Worker worker(JobQueue queue, String name) {
     OnceOnlyHandler spec = beans.findAnnotationOnBean(name, OnceOnlyHandler.class);
     Object bean = beans.getBean(name);
-    if (!(bean instanceof Handler handler)) {
-      throw new OnceOnlyConfigurationException(
-          "bean '" + name + "' is annotated @OnceOnlyHandler but is no " + Handler.class.getName(),
-          "implement " + Handler.class.getName() + " or remove the annotation",
-          null);
-    }
-    Handler decorated = handler;
-    for (OnceOnlyHandlerDecorator d : decorators) {
-      decorated = Objects.requireNonNull(d.decorate(spec.queue(), decorated), "decorated handler");
-    }
     try {
       Worker.Builder b =
-          Worker.builder(queue, spec.queue(), decorated)
+          builder(queue, spec, name, bean)
               .threads(spec.threads())
               .lease(duration(spec.lease(), properties.workers().lease()))
               .shutdownTimeout(
@@ -121,6 +113,33 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
           "correct that attribute of the annotation, or the onceonly.workers.* default it takes",
           e);
     }
+  }
+
+  /** Returns the builder of a {@link Handler} bean, or of a {@link BatchHandler} bean. */
+  private Worker.Builder builder(JobQueue queue, OnceOnlyHandler spec, String name, Object bean) {
+    boolean batch = spec.batch() != 0;
+    Class<?> expected = batch ? BatchHandler.class : Handler.class;
+    if (!expected.isInstance(bean)) {
+      throw new OnceOnlyConfigurationException(
+          "bean '"
+              + name
+              + "' is annotated @OnceOnlyHandler"
+              + (batch ? "(batch = " + spec.batch() + ")" : "")
+              + " but is no "
+              + expected.getName(),
+          bean instanceof BatchHandler
+              ? "set the annotation's batch to the most jobs given at once"
+              : "implement " + expected.getName() + " or remove the annotation",
+          null);
+    }
+    if (batch) {
+      return Worker.batchBuilder(queue, spec.queue(), spec.batch(), (BatchHandler) bean);
+    }
+    Handler decorated = (Handler) bean;
+    for (OnceOnlyHandlerDecorator d : decorators) {
+      decorated = Objects.requireNonNull(d.decorate(spec.queue(), decorated), "decorated handler");
+    }
+    return Worker.builder(queue, spec.queue(), decorated);
   }
 
   private static Duration duration(String value, Duration fallback) {

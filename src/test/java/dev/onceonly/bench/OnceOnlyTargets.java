@@ -175,6 +175,53 @@ final class OnceOnlyTargets {
   }
 
   /**
+   * The {@link Worker} with a {@link dev.onceonly.queue.BatchHandler} of up to {@link #BATCH} jobs
+   * ({@code Worker.batchBuilder}) and {@code threads(W)}: each batch's rows go in one JDBC batch,
+   * in the transaction that acknowledges its jobs. A job counts as done when the handler has
+   * written its row, just before the commit; the rows are checked after the worker closed, so a
+   * batch that did not commit shows as a mismatch.
+   */
+  static final class BatchWorkerTarget extends QueueTarget {
+    private Worker worker;
+
+    BatchWorkerTarget(WorkerBenchStore store, int workers) {
+      super(store, workers);
+    }
+
+    @Override
+    public void start(Sink sink) {
+      worker =
+          Worker.batchBuilder(
+                  queue,
+                  QUEUE,
+                  BATCH,
+                  (tx, deliveries) -> {
+                    try (java.sql.PreparedStatement ps =
+                        tx.prepareStatement("INSERT INTO done (job_key) VALUES (?)")) {
+                      for (dev.onceonly.queue.Delivery d : deliveries) {
+                        sink.started(d.key());
+                        ps.setString(1, d.key());
+                        ps.addBatch();
+                      }
+                      ps.executeBatch();
+                    }
+                    deliveries.forEach(d -> sink.done());
+                  })
+              .threads(workers)
+              .build()
+              .start();
+    }
+
+    @Override
+    public void stop() {
+      if (worker != null) {
+        worker.close();
+        worker = null;
+      }
+    }
+  }
+
+  /**
    * A loop on the public API: receive up to 100, write their rows and acknowledge them all in one
    * transaction ({@link OnceOnly#inTransaction} with {@link JobQueue#ack(Connection,
    * dev.onceonly.queue.Lease)}).

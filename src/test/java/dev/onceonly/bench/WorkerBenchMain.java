@@ -65,6 +65,9 @@ public final class WorkerBenchMain {
       if (workers > 0 && shape != Shape.LATENCY) {
         t += " W=" + workers;
       }
+      if (systems.get(0) == ONCEONLY_BATCH) {
+        t += " batch";
+      }
       return t;
     }
   }
@@ -128,6 +131,8 @@ public final class WorkerBenchMain {
       new Sut(
           "OnceOnly Worker (16 partitions of 100)",
           (store, workers) -> OnceOnlyTargets.WorkerTarget.partitioned(store, workers, 100));
+  static final Sut ONCEONLY_BATCH =
+      new Sut("OnceOnly Worker (BatchHandler 100)", OnceOnlyTargets.BatchWorkerTarget::new);
   static final Sut DB_SCHEDULER = new Sut("db-scheduler", PeerTargets.DbSchedulerTarget::new);
   static final Sut JOBRUNR = new Sut("JobRunr", PeerTargets.JobRunrTarget::new);
   static final Sut BATCHED =
@@ -157,7 +162,10 @@ public final class WorkerBenchMain {
         new Case(Kind.POSTGRES, Shape.DRAIN, 0, 8, pgDrain),
         new Case(Kind.POSTGRES, Shape.LIVE, 4, 1, peers),
         new Case(Kind.POSTGRES, Shape.LIVE, 4, 8, peers),
-        new Case(Kind.SQLITE_FULL, Shape.LATENCY, 0, 1, List.of(ONCEONLY, DB_SCHEDULER)));
+        new Case(Kind.SQLITE_FULL, Shape.LATENCY, 0, 1, List.of(ONCEONLY, DB_SCHEDULER)),
+        // The batch handler against db-scheduler alone, A B B A: its own cases, named "batch".
+        new Case(Kind.SQLITE_FULL, Shape.DRAIN, 0, 4, List.of(ONCEONLY_BATCH, DB_SCHEDULER)),
+        new Case(Kind.POSTGRES, Shape.DRAIN, 0, 8, List.of(ONCEONLY_BATCH, DB_SCHEDULER)));
   }
 
   public static void main(String[] args) throws Exception {

@@ -10,6 +10,7 @@ import dev.onceonly.internal.db.EffectConnection;
 import dev.onceonly.internal.dialect.InstantColumns;
 import dev.onceonly.internal.receipts.SqlIntentStore;
 import dev.onceonly.internal.receipts.StoreContext;
+import dev.onceonly.queue.BatchHandler;
 import dev.onceonly.queue.Completion;
 import dev.onceonly.queue.DeadLetter;
 import dev.onceonly.queue.Delivery;
@@ -60,6 +61,7 @@ public final class SqlJobQueue implements JobQueue {
   private final QueueDeadLetters dead;
   private final QueueClaims claims;
   private final QueueEvents published;
+  private final QueueBatches batches;
 
   /**
    * Creates the queue.
@@ -124,6 +126,7 @@ public final class SqlJobQueue implements JobQueue {
     this.dead = new QueueDeadLetters(core, sql);
     this.claims = new QueueClaims(core, sql, policy, dead, claimCounters, limits, partitionLimits);
     this.published = new QueueEvents(core.events(), signals, claims);
+    this.batches = new QueueBatches(core.database(), this::ackEach, published);
   }
 
   /** Returns a view of this queue with another retry policy, sharing its schedules. */
@@ -522,6 +525,11 @@ public final class SqlJobQueue implements JobQueue {
       this.index = index;
       this.failure = failure;
     }
+  }
+
+  @Override
+  public List<QueueResult> completeBatch(List<Delivery> deliveries, BatchHandler handler) {
+    return batches.complete(deliveries, handler);
   }
 
   @Override
