@@ -4,24 +4,26 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Hands published events to listeners on a thread of its own, so that a listener never runs on a
  * step's thread or inside its transaction.
  *
  * <p>{@link #publish} puts the event into a bounded buffer and returns at once: it never blocks and
- * never throws. One daemon thread takes the events in order and calls every listener. A listener
- * that throws has its first failure logged at {@code WARNING} and the later ones at {@code DEBUG};
- * the event still reaches the other listeners. A listener that blocks holds up the other listeners,
- * never a step: once the buffer is full, further events are dropped and counted ({@link
- * #dropped()}), the first drop logged at {@code WARNING} and then every drop whose count is a power
- * of two. So what a listener sees is exact unless {@link #dropped()} is above zero.
+ * never throws. One daemon thread takes the events in order and calls every listener; while events
+ * keep coming it takes them about once a millisecond, many at a time, so a busy store does not wake
+ * it for each event ({@link #drain} does not wait for that millisecond). A listener that throws has
+ * its first failure logged at {@code WARNING} and the later ones at {@code DEBUG}; the event still
+ * reaches the other listeners. A listener that blocks holds up the other listeners, never a step:
+ * once the buffer is full, further events are dropped and counted ({@link #dropped()}), the first
+ * drop logged at {@code WARNING} and then every drop whose count is a power of two. So what a
+ * listener sees is exact unless {@link #dropped()} is above zero.
  *
  * <p>{@link #none()} publishes nowhere at no cost; the parts of the library check {@link
  * #enabled()} before they take a time or build an event. Thread-safe.
@@ -34,21 +36,47 @@ public final class Events implements AutoCloseable {
   /** The default number of events the buffer holds: about a second of a busy store. */
   public static final int DEFAULT_CAPACITY = 16_384;
 
+  /**
+   * How long the events' thread lets events gather after a busy round before it takes them again,
+   * so that a busy store hands them over in batches instead of waking the thread for each one.
+   */
+  private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
   private final List<OnceOnlyListener> listeners;
   private final List<AtomicBoolean> failedOnce;
   private final boolean scopes;
-  private final BlockingQueue<OnceOnlyEvent> buffer;
+  private final int capacity;
+
+  /*
+   * The hand-off: many publishing threads, one taking thread. The JDK's lock-free queue rather than
+   * a bounded blocking queue: offering is one compare-and-set, with no lock shared with the taking
+   * thread and no signal per event. Its bound is kept by the counters below. A ring buffer without
+   * the queue's one node per event (JCTools) would be a dependency of the core jar, which carries
+   * none beyond the driver and Jackson; the node is small and dies young.
+   */
+  private final ConcurrentLinkedQueue<OnceOnlyEvent> buffer;
+
+  /** Events accepted so far (dropped ones not counted). */
   private final AtomicLong published = new AtomicLong();
+
+  /** Events that have reached every listener, written by the events' thread alone. */
   private final AtomicLong handled = new AtomicLong();
+
   private final AtomicLong dropped = new AtomicLong();
+  private final AtomicInteger drainers = new AtomicInteger();
   private final Object drainedSignal = new Object();
   private final Thread thread;
+
+  /** Whether the events' thread is parked with nothing to do: a publisher then wakes it. */
+  private volatile boolean sleeping;
+
   private volatile boolean closed;
 
   private Events() {
     this.listeners = List.of();
     this.failedOnce = List.of();
     this.scopes = false;
+    this.capacity = 0;
     this.buffer = null;
     this.thread = null;
   }
@@ -59,7 +87,8 @@ public final class Events implements AutoCloseable {
     this.listeners.forEach(l -> flags.add(new AtomicBoolean()));
     this.failedOnce = List.copyOf(flags);
     this.scopes = scopes;
-    this.buffer = new ArrayBlockingQueue<>(capacity);
+    this.capacity = capacity;
+    this.buffer = new ConcurrentLinkedQueue<>();
     this.thread = new Thread(this::deliverLoop, "onceonly-events-" + THREADS.incrementAndGet());
     thread.setDaemon(true);
     thread.start();
@@ -125,19 +154,30 @@ public final class Events implements AutoCloseable {
     if (buffer == null || event == null || closed) {
       return;
     }
-    published.incrementAndGet();
-    if (!buffer.offer(event)) {
-      published.decrementAndGet();
-      long n = dropped.incrementAndGet();
-      if ((n & (n - 1)) == 0) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            n
-                + " event(s) dropped so far: a listener is slower than the events arrive (buffer"
-                + " of "
-                + (buffer.size() + buffer.remainingCapacity())
-                + ")");
+    long p;
+    do {
+      p = published.get();
+      if (p - handled.get() >= capacity) {
+        drop();
+        return;
       }
+    } while (!published.compareAndSet(p, p + 1));
+    buffer.offer(event);
+    if (sleeping) {
+      LockSupport.unpark(thread);
+    }
+  }
+
+  private void drop() {
+    long n = dropped.incrementAndGet();
+    if ((n & (n - 1)) == 0) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          n
+              + " event(s) dropped so far: a listener is slower than the events arrive (buffer"
+              + " of "
+              + capacity
+              + ")");
     }
   }
 
@@ -158,42 +198,63 @@ public final class Events implements AutoCloseable {
     }
     long target = published.get();
     long deadline = System.nanoTime() + timeout.toNanos();
-    synchronized (drainedSignal) {
-      while (handled.get() < target) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0 || !thread.isAlive()) {
-          return handled.get() >= target;
-        }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(drainedSignal, Math.min(left, 10_000_000L));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return false;
+    drainers.incrementAndGet();
+    try {
+      LockSupport.unpark(thread); // no need to let events gather: someone waits for them
+      synchronized (drainedSignal) {
+        while (handled.get() < target) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0 || !thread.isAlive()) {
+            return handled.get() >= target;
+          }
+          try {
+            TimeUnit.NANOSECONDS.timedWait(drainedSignal, Math.min(left, 10_000_000L));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          }
         }
       }
+      return true;
+    } finally {
+      drainers.decrementAndGet();
     }
-    return true;
   }
 
+  /**
+   * Takes what was published and delivers it, then sleeps: a millisecond after a round that found
+   * events (more gather meanwhile and go in one round), until the next publish after a round that
+   * found none. So a busy store wakes this thread about a thousand times a second at most, and an
+   * idle one never.
+   */
   private void deliverLoop() {
-    List<OnceOnlyEvent> batch = new ArrayList<>();
+    long delivered = 0;
     while (true) {
-      try {
-        batch.add(buffer.take());
-      } catch (InterruptedException e) {
-        return;
-      }
-      buffer.drainTo(batch, 255);
-      for (OnceOnlyEvent e : batch) {
+      int round = 0;
+      for (OnceOnlyEvent e = buffer.poll(); e != null; e = buffer.poll()) {
         if (e == STOP) {
           return;
         }
         deliver(e);
-        handled.incrementAndGet();
+        handled.lazySet(++delivered); // this thread alone writes it
+        round++;
       }
-      batch.clear();
-      synchronized (drainedSignal) {
-        drainedSignal.notifyAll();
+      if (drainers.get() > 0) {
+        synchronized (drainedSignal) {
+          drainedSignal.notifyAll();
+        }
+      }
+      if (Thread.interrupted()) {
+        return;
+      }
+      if (round > 0) {
+        LockSupport.parkNanos(this, GATHER_NANOS);
+      } else {
+        sleeping = true;
+        if (buffer.isEmpty()) {
+          LockSupport.park(this);
+        }
+        sleeping = false;
       }
     }
   }
@@ -230,9 +291,8 @@ public final class Events implements AutoCloseable {
     }
     closed = true;
     drain(Duration.ofSeconds(1));
-    if (!buffer.offer(STOP)) {
-      thread.interrupt();
-    }
+    buffer.offer(STOP);
+    LockSupport.unpark(thread);
     try {
       thread.join(1000);
     } catch (InterruptedException e) {

@@ -43,14 +43,52 @@ import java.util.function.Function;
 public final class OnceOnlyMetrics implements OnceOnlyListener {
   private final MeterRegistry registry;
   private final Tags common;
-  private final ConcurrentMap<Object, Counter> counters = new ConcurrentHashMap<>();
-  private final ConcurrentMap<Object, Timer> timers = new ConcurrentHashMap<>();
-  private final ConcurrentMap<Object, DistributionSummary> summaries = new ConcurrentHashMap<>();
+  private final Family<StepMeters> steps;
+  private final Family<Counter> sends;
+  private final Family<DistributionSummary> claimBatch;
+  private final Family<Counter> schedulesFired;
+  private final Family<Counter> settlements;
+  private final Family<Timer> handlerDuration;
+  private final Family<Counter> redeliveries;
+  private final Family<Counter> externalClaims;
+  private final Family<Counter> externalSettlements;
+  private final Family<DistributionSummary> groupCommitBatch;
+  private final Family<Counter> reconciled;
+  private final Family<Timer> reconcilerPass;
 
   private OnceOnlyMetrics(MeterRegistry registry, Tags common) {
     this.registry = registry;
     this.common = common;
+    this.steps =
+        new Family<>(
+            "operation",
+            "outcome",
+            t ->
+                new StepMeters(
+                    counter("onceonly.receipts.outcomes", t),
+                    timer("onceonly.receipts.step.duration", t)));
+    this.sends = new Family<>("queue", "status", t -> counter("onceonly.queue.sends", t));
+    this.claimBatch = new Family<>("queue", null, t -> summary("onceonly.queue.claim.batch", t));
+    this.schedulesFired =
+        new Family<>("schedule", "queue", t -> counter("onceonly.schedules.fired", t));
+    this.settlements =
+        new Family<>("queue", "result", t -> counter("onceonly.queue.settlements", t));
+    this.handlerDuration =
+        new Family<>("queue", "outcome", t -> timer("onceonly.queue.handler.duration", t));
+    this.redeliveries = new Family<>("queue", null, t -> counter("onceonly.queue.redeliveries", t));
+    this.externalClaims =
+        new Family<>("operation", "outcome", t -> counter("onceonly.external.claims", t));
+    this.externalSettlements =
+        new Family<>("operation", "outcome", t -> counter("onceonly.external.settlements", t));
+    this.groupCommitBatch =
+        new Family<>(null, null, t -> summary("onceonly.groupcommit.batch.size", t));
+    this.reconciled = new Family<>("result", null, t -> counter("onceonly.reconciler.intents", t));
+    this.reconcilerPass =
+        new Family<>(null, null, t -> timer("onceonly.reconciler.pass.duration", t));
   }
+
+  /** A step's two meters, found together by operation and outcome. */
+  private record StepMeters(Counter outcomes, Timer duration) {}
 
   /**
    * Returns a listener that records into {@code registry}.
@@ -93,63 +131,83 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
   @Override
   public void onEvent(OnceOnlyEvent event) {
     if (event instanceof OnceOnlyEvent.StepFinished e) {
-      counter("onceonly.receipts.outcomes", "operation", e.operation(), "outcome", e.outcome())
-          .increment();
-      timer("onceonly.receipts.step.duration", "operation", e.operation(), "outcome", e.outcome())
-          .record(e.duration());
+      StepMeters m = steps.get(e.operation(), e.outcome());
+      m.outcomes().increment();
+      m.duration().record(e.duration());
     } else if (event instanceof OnceOnlyEvent.MessageSent e) {
-      counter("onceonly.queue.sends", "queue", e.queue(), "status", e.status()).increment();
+      sends.get(e.queue(), e.status()).increment();
     } else if (event instanceof OnceOnlyEvent.MessagesClaimed e) {
-      summary("onceonly.queue.claim.batch", "queue", e.queue()).record(e.count());
+      claimBatch.get(e.queue(), "").record(e.count());
     } else if (event instanceof OnceOnlyEvent.ScheduleFired e) {
-      counter("onceonly.schedules.fired", "schedule", e.schedule(), "queue", e.queue()).increment();
+      schedulesFired.get(e.schedule(), e.queue()).increment();
     } else if (event instanceof OnceOnlyEvent.MessageSettled e) {
-      counter("onceonly.queue.settlements", "queue", e.queue(), "result", e.result()).increment();
+      settlements.get(e.queue(), e.result()).increment();
     } else if (event instanceof OnceOnlyEvent.JobHandled e) {
-      String outcome = e.failed() ? "failure" : "success";
-      timer("onceonly.queue.handler.duration", "queue", e.queue(), "outcome", outcome)
-          .record(e.duration());
+      handlerDuration.get(e.queue(), e.failed() ? "failure" : "success").record(e.duration());
       if (e.attempt() > 1) {
-        counter("onceonly.queue.redeliveries", "queue", e.queue()).increment();
+        redeliveries.get(e.queue(), "").increment();
       }
     } else if (event instanceof OnceOnlyEvent.ClaimAnswered e) {
-      counter("onceonly.external.claims", "operation", e.operation(), "outcome", e.outcome())
-          .increment();
+      externalClaims.get(e.operation(), e.outcome()).increment();
     } else if (event instanceof OnceOnlyEvent.ClaimSettled e) {
-      counter("onceonly.external.settlements", "operation", e.operation(), "outcome", e.outcome())
-          .increment();
+      externalSettlements.get(e.operation(), e.outcome()).increment();
     } else if (event instanceof OnceOnlyEvent.GroupCommitted e) {
-      summary("onceonly.groupcommit.batch.size").record(e.steps());
+      groupCommitBatch.get("", "").record(e.steps());
     } else if (event instanceof OnceOnlyEvent.Reconciled e) {
-      counter("onceonly.reconciler.intents", "result", "published").increment(e.published());
-      counter("onceonly.reconciler.intents", "result", "already_queued")
-          .increment(e.alreadyQueued());
-      counter("onceonly.reconciler.intents", "result", "conflict").increment(e.conflicts());
-      counter("onceonly.reconciler.intents", "result", "dead_lettered").increment(e.deadLettered());
-      timer("onceonly.reconciler.pass.duration").record(e.duration());
+      reconciled.get("published", "").increment(e.published());
+      reconciled.get("already_queued", "").increment(e.alreadyQueued());
+      reconciled.get("conflict", "").increment(e.conflicts());
+      reconciled.get("dead_lettered", "").increment(e.deadLettered());
+      reconcilerPass.get("", "").record(e.duration());
     }
   }
 
-  private Counter counter(String name, String... tags) {
-    return find(counters, name, tags, t -> Counter.builder(name).tags(t).register(registry));
+  private Counter counter(String name, Tags tags) {
+    return Counter.builder(name).tags(tags).register(registry);
   }
 
-  private Timer timer(String name, String... tags) {
-    return find(timers, name, tags, t -> Timer.builder(name).tags(t).register(registry));
+  private Timer timer(String name, Tags tags) {
+    return Timer.builder(name).tags(tags).register(registry);
   }
 
-  private DistributionSummary summary(String name, String... tags) {
-    return find(
-        summaries, name, tags, t -> DistributionSummary.builder(name).tags(t).register(registry));
+  private DistributionSummary summary(String name, Tags tags) {
+    return DistributionSummary.builder(name).tags(tags).register(registry);
   }
 
-  /** Looks a meter up by name and tag values, registering it the first time. */
-  private <M> M find(
-      ConcurrentMap<Object, M> meters, String name, String[] tags, Function<Tags, M> create) {
-    Object id = java.util.List.of(name, java.util.List.of(tags));
-    M meter = meters.get(id);
-    return meter != null
-        ? meter
-        : meters.computeIfAbsent(id, unused -> create.apply(common.and(Tags.of(tags))));
+  /**
+   * The meters of one name, found by their one or two tag values: registered with the registry the
+   * first time a pair of values is seen, then looked up in two maps, with nothing built per event
+   * (neither a key nor the meter's tags, which Micrometer's own lookup would build).
+   */
+  private final class Family<M> {
+    private final String first;
+    private final String second;
+    private final Function<Tags, M> create;
+    private final ConcurrentMap<String, ConcurrentMap<String, M>> byFirst =
+        new ConcurrentHashMap<>();
+
+    /** The tag keys; null for none (looked up with "" as the value). */
+    Family(String first, String second, Function<Tags, M> create) {
+      this.first = first;
+      this.second = second;
+      this.create = create;
+    }
+
+    M get(String a, String b) {
+      ConcurrentMap<String, M> bySecond = byFirst.get(a);
+      if (bySecond == null) {
+        bySecond = byFirst.computeIfAbsent(a, unused -> new ConcurrentHashMap<>());
+      }
+      M meter = bySecond.get(b);
+      return meter != null ? meter : bySecond.computeIfAbsent(b, unused -> register(a, b));
+    }
+
+    private M register(String a, String b) {
+      Tags tags =
+          first == null
+              ? Tags.empty()
+              : second == null ? Tags.of(first, a) : Tags.of(first, a, second, b);
+      return create.apply(common.and(tags));
+    }
   }
 }
