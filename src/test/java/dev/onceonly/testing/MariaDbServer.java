@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.opentest4j.TestAbortedException;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * The one MariaDB server of this test JVM, Debian's {@code mariadbd} started on first use on a free
@@ -25,8 +25,8 @@ import org.opentest4j.TestAbortedException;
  * may create a user with fewer rights.
  *
  * <p>Without the server package the tests that need it are skipped with one line saying how to get
- * it ({@link TestAbortedException}); with {@code CI=true} in the environment a missing server fails
- * them instead, since CI installs the package and must run them.
+ * it (a JUnit abort, as an assumption that failed); with {@code CI=true} in the environment a
+ * missing server fails them instead, since CI installs the package and must run them.
  *
  * <p>Every session the tests open runs with {@code time_zone = '+12:45'}, so a timestamp bound or
  * read through the session's zone instead of as UTC shows up as a wrong value.
@@ -49,7 +49,8 @@ public final class MariaDbServer {
   /**
    * Returns the port of the running server, starting it on first use.
    *
-   * @throws TestAbortedException if the server is not installed and {@code CI} is not {@code true}
+   * @throws org.opentest4j.TestAbortedException if the server is not installed and {@code CI} is
+   *     not {@code true}
    */
   public static synchronized int port() {
     if (server == null) {
@@ -74,7 +75,7 @@ public final class MariaDbServer {
       toldMissing = true; // one line per test JVM, each skipped test says it again in its report
       System.err.println(why);
     }
-    throw new TestAbortedException(why);
+    Assumptions.abort(why);
   }
 
   private static void start() {
