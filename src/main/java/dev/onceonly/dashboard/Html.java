@@ -8,7 +8,8 @@ import java.util.Optional;
 /**
  * Builds one HTML page. Every value shown goes through {@link #text}: payloads, errors and keys are
  * user data, so markup characters become entities and invisible characters (controls, bidi
- * overrides, lone surrogates) are shown as {@code \\u{XXXX}} instead of acting on the page.
+ * overrides, lone surrogates) are shown by code point, {@code \\u{202E}} for U+202E, instead of
+ * acting on the page.
  */
 final class Html {
   /** The most characters of a payload or result shown; the rest is cut and counted. */
