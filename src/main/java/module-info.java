@@ -29,6 +29,7 @@ module dev.onceonly {
   requires static spring.core;
   requires static spring.jdbc;
   requires static spring.tx;
+  requires static spring.security.core;
   requires static com.zaxxer.hikari;
 
   exports dev.onceonly;
