@@ -167,6 +167,22 @@ class DashboardCommandContract {
     assertThat(run.err()).contains("--port must be 0 to 65535");
   }
 
+  @Test
+  void aPortInUseIsOneLineAndTheStoreIsClosed() throws Exception {
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      CliRun run = CliRun.of(args("--port", String.valueOf(taken.getLocalPort())));
+      assertThat(run.status()).as("%s", run).isEqualTo(CliException.USAGE);
+      assertThat(run.err())
+          .startsWith("onceonly: cannot listen on 127.0.0.1:" + taken.getLocalPort());
+      assertThat(run.out()).isEmpty();
+    }
+    // the store was closed: another dashboard opens it and serves it
+    Running again = start();
+    assertThat(get(browser(), again.url).statusCode()).isEqualTo(303);
+    assertThat(again.stop()).isZero();
+  }
+
   private String[] args(String... more) {
     List<String> all = new ArrayList<>(List.of("dashboard"));
     all.addAll(List.of(CommandsContract.target(store)));

@@ -1,6 +1,7 @@
 package dev.onceonly.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Delivery;
@@ -63,7 +64,7 @@ class DashboardInApplicationTest {
       http.authorizeHttpRequests(a -> a.anyRequest().authenticated())
           .httpBasic(Customizer.withDefaults())
           // the dashboard signs its own CSRF value into every form (a signed double submit)
-          .csrf(c -> c.ignoringRequestMatchers("/ops/**"));
+          .csrf(c -> c.ignoringRequestMatchers("/ops/**", "/onceonly/**"));
       return http.build();
     }
 
@@ -145,22 +146,36 @@ class DashboardInApplicationTest {
   @Test
   void readOnlyRefusesEvenTheAuthorisedUser() throws Exception {
     Map<String, String> on =
-        Map.of(
-            "onceonly.dashboard.enabled", "true",
-            "onceonly.dashboard.path", "/ops",
-            "onceonly.dashboard.read-only", "true");
+        Map.of("onceonly.dashboard.enabled", "true", "onceonly.dashboard.read-only", "true");
     try (ConfigurableApplicationContext context = start(on)) {
       deadLetter(context.getBean(OnceOnly.class), "m-1");
       Client alice = new Client(context, "alice");
-      assertThat(alice.get("/ops/dead-letters").body())
+      assertThat(alice.get("/onceonly/dead-letters").body())
           .contains("m-1")
           .doesNotContain("name=\"csrf\"");
       assertThat(
               alice
-                  .post("/ops/dead-letters/requeue", Map.of("queue", "mail", "key", "m-1"))
+                  .post("/onceonly/dead-letters/requeue", Map.of("queue", "mail", "key", "m-1"))
                   .statusCode())
           .isEqualTo(405);
       assertThat(Db.count(file(), "SELECT COUNT(*) FROM onceonly_dead_letters")).isOne();
+    }
+  }
+
+  @Test
+  void aBadPathFailsTheStartNamingTheProperty() {
+    for (String path : new String[] {"/ops/", "ops", "/", "/ops/*", "/a b"}) {
+      assertThatThrownBy(
+              () ->
+                  start(
+                          Map.of(
+                              "onceonly.dashboard.enabled",
+                              "true",
+                              "onceonly.dashboard.path",
+                              path))
+                      .close())
+          .as(path)
+          .hasStackTraceContaining("onceonly.dashboard.path must be a path below the root");
     }
   }
 
