@@ -15,6 +15,8 @@ module dev.onceonly {
   requires static info.picocli;
   requires static org.junit.jupiter.api;
   requires static jakarta.servlet;
+  requires static org.eclipse.jetty.server;
+  requires static org.eclipse.jetty.ee10.servlet;
   requires static micrometer.core;
   requires static io.opentelemetry.api;
   requires static io.opentelemetry.context;
@@ -27,6 +29,7 @@ module dev.onceonly {
   requires static spring.core;
   requires static spring.jdbc;
   requires static spring.tx;
+  requires static spring.security.core;
   requires static com.zaxxer.hikari;
 
   exports dev.onceonly;

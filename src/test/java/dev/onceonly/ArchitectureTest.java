@@ -177,6 +177,19 @@ class ArchitectureTest {
           .dependOnClassesThat()
           .resideInAPackage("org.springframework..");
 
+  /**
+   * (c) Jetty is the embedded server of {@code onceonly dashboard} only: an application mounts the
+   * dashboard in its own container.
+   */
+  @ArchTest
+  static final ArchRule onlyTheCommandLineToolUsesJetty =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage("dev.onceonly.cli..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("org.eclipse.jetty..");
+
   /** (c) JUnit is for the testing kit only: the library runs without it. */
   @ArchTest
   static final ArchRule onlyTheTestingKitUsesJUnit =

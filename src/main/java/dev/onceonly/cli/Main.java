@@ -37,6 +37,7 @@ import picocli.CommandLine.Spec;
       PurgeCommand.class,
       MigrateCommand.class,
       VerifyCommand.class,
+      DashboardCommand.class,
       CrashTestCommand.class
     })
 public final class Main implements Runnable {

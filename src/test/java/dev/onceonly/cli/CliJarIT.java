@@ -3,12 +3,21 @@ package dev.onceonly.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.testing.Db;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.CookieManager;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -95,6 +104,74 @@ class CliJarIT {
     }
   }
 
+  /**
+   * The README's dashboard command, {@code dashboard --db onceonly-demo.db}, from the jar on the
+   * demo's file: it prints one URL on 127.0.0.1 with a token, whose pages a real HTTP client
+   * fetches; without the token it answers 401; a SIGTERM (as Ctrl-C) stops it through its shutdown
+   * hook, and the file still holds the demo's rows.
+   */
+  @Test
+  void theDashboardServesTheDemosFileFromTheJar() throws Exception {
+    Run demo = run("demo");
+    assertThat(demo.status).as("%s", demo.output).isZero();
+    Path file = dir.resolve("onceonly-demo.db");
+    long intents = Db.count(file, "SELECT COUNT(*) FROM onceonly_intents");
+    Path err = dir.resolve("dashboard.err");
+    Process p =
+        new ProcessBuilder(command("dashboard", "--db", "onceonly-demo.db"))
+            .directory(dir.toFile())
+            .redirectError(err.toFile())
+            .start();
+    try {
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      // readLine waits for the line itself; the future bounds that wait
+      String line =
+          CompletableFuture.supplyAsync(
+                  () -> {
+                    try {
+                      return out.readLine();
+                    } catch (IOException e) {
+                      throw new UncheckedIOException(e);
+                    }
+                  })
+              .get(2, TimeUnit.MINUTES);
+      assertThat(line)
+          .as("stderr: %s", Files.readString(err))
+          .matches("http://127\\.0\\.0\\.1:\\d+/\\?token=[A-Za-z0-9_-]{43}");
+      String base = line.substring(0, line.indexOf('?'));
+      HttpClient browser =
+          HttpClient.newBuilder()
+              .cookieHandler(new CookieManager())
+              .followRedirects(HttpClient.Redirect.NORMAL)
+              .build();
+      HttpResponse<String> overview = get(browser, line);
+      assertThat(overview.statusCode()).isEqualTo(200);
+      assertThat(overview.body())
+          .contains(
+              "SQLite file onceonly-demo.db",
+              "<td>registered</td><td class=\"n\">" + intents + "</td>");
+      HttpResponse<String> dead = get(browser, base + "dead-letters");
+      assertThat(dead.statusCode()).isEqualTo(200);
+      assertThat(dead.body()).contains("Dead letters");
+      assertThat(get(HttpClient.newHttpClient(), base).statusCode()).isEqualTo(401);
+    } finally {
+      p.destroy(); // SIGTERM: the shutdown hook stops the server and closes the store
+      assertThat(p.waitFor(1, TimeUnit.MINUTES)).as("stopped by SIGTERM").isTrue();
+    }
+    assertThat(Files.readAllLines(err))
+        .as("one line of its own on stderr, no logging library's")
+        .singleElement()
+        .satisfies(l -> assertThat(l).startsWith("onceonly: the dashboard of onceonly-demo.db"));
+    assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_intents")).isEqualTo(intents);
+  }
+
+  private static HttpResponse<String> get(HttpClient client, String url) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(URI.create(url)).GET().build(),
+        HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+  }
+
   private static Matcher matchLast(Run run) {
     String last = run.out.get(run.out.size() - 1);
     Matcher m = LINE.matcher(last);
@@ -105,7 +182,8 @@ class CliJarIT {
   /** A finished run: its exit status, its stdout and stderr lines, and both (stdout first). */
   private record Run(int status, List<String> out, List<String> err, List<String> output) {}
 
-  private Run run(String... args) throws IOException, InterruptedException {
+  /** {@return the command line that runs the jar with {@code args}} */
+  private static List<String> command(String... args) {
     Path jar = Path.of(System.getProperty("onceonly.cli.jar", "target/onceonly-cli.jar"));
     assertThat(jar).as("built by package before this test").exists();
     List<String> command = new ArrayList<>();
@@ -113,6 +191,11 @@ class CliJarIT {
     command.add("-jar");
     command.add(jar.toAbsolutePath().toString());
     command.addAll(List.of(args));
+    return command;
+  }
+
+  private Run run(String... args) throws IOException, InterruptedException {
+    List<String> command = command(args);
     long n = System.nanoTime();
     Path out = dir.resolve("run-" + n + ".out");
     Path err = dir.resolve("run-" + n + ".err");

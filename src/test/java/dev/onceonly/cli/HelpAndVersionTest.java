@@ -82,6 +82,14 @@ class HelpAndVersionTest {
     assertThat(help.status()).isZero();
     assertThat(help.out())
         .contains(
-            "demo", "status", "pending", "receipts", "dead-letters", "unknown", "purge", "migrate");
+            "demo",
+            "status",
+            "pending",
+            "receipts",
+            "dead-letters",
+            "unknown",
+            "purge",
+            "migrate",
+            "dashboard");
   }
 }
