@@ -28,7 +28,9 @@ import java.util.TreeMap;
  * It sees this instance only, from its creation on, and keeps the last {@link #KEPT_MINUTES}
  * minutes in memory: minutes before its creation, another instance's work and the time before a
  * restart are not counted, and the chart says "no data" for them, never zero. Events dropped by a
- * full buffer ({@link dev.onceonly.events.Events#dropped()}) are missing from the counts.
+ * full buffer ({@link dev.onceonly.events.Events#dropped()}) are missing from the counts, and a
+ * send inside the caller's transaction counts when it returns, even if that transaction then rolls
+ * back.
  *
  * <p>Thread-safe.
  */
