@@ -225,11 +225,26 @@ class DashboardContract extends ContractSupport {
     if (once.dialect() != dev.onceonly.sql.Dialect.SQLITE || !java.nio.file.Files.exists(file)) {
       return "";
     }
-    exec("PRAGMA wal_checkpoint(FULL)");
+    // A checkpoint that a reader holds back copies part of the log: wait for a complete one, so
+    // that what is hashed is every committed byte.
+    dev.onceonly.testing.Eventually.await(
+        Duration.ofSeconds(30), "a complete WAL checkpoint", this::checkpointed);
     return java.util.HexFormat.of()
         .formatHex(
             java.security.MessageDigest.getInstance("SHA-256")
                 .digest(java.nio.file.Files.readAllBytes(file)));
+  }
+
+  /** Runs a full checkpoint; true when no reader held it back and it copied the whole log. */
+  private boolean checkpointed() {
+    try (java.sql.Connection c = connect();
+        java.sql.Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(FULL)")) {
+      rs.next();
+      return rs.getInt(1) == 0 && rs.getInt(2) == rs.getInt(3);
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test
