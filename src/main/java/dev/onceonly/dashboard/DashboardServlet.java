@@ -53,8 +53,8 @@ public final class DashboardServlet extends HttpServlet {
     this.readOnly = b.readOnly;
     this.guard = new Guard(b.accessToken);
     this.mayAct = b.mayAct;
-    History history = new History();
-    this.pages = new Pages(b.once, b.reconciler != null, b.auditRules, history);
+    OverviewPage overview = new OverviewPage(b.once, new History(), b.throughput);
+    this.pages = new Pages(b.once, b.reconciler != null, b.auditRules, overview);
     this.actions = new Actions(b.once, b.reconciler);
   }
 
@@ -281,6 +281,7 @@ public final class DashboardServlet extends HttpServlet {
     private String accessToken;
     private Predicate<HttpServletRequest> mayAct = req -> true;
     private Reconciler reconciler;
+    private Throughput throughput;
     private Audit.Rules auditRules =
         Audit.Rules.storeOnly(Duration.ofHours(1), Duration.ofMinutes(5));
 
@@ -340,6 +341,21 @@ public final class DashboardServlet extends HttpServlet {
      */
     public Builder reconciler(Reconciler reconciler) {
       this.reconciler = Objects.requireNonNull(reconciler, "reconciler");
+      return this;
+    }
+
+    /**
+     * Gives the overview's throughput chart the messages sent and handled per minute, counted by
+     * this listener, which the application also registers with the store ({@link
+     * dev.onceonly.OnceOnly.Builder#listener}). Default none: the chart says it has no data for
+     * them (the store keeps no row of a handled message), and shows the dead-lettered per minute
+     * from the rows alone.
+     *
+     * @param throughput the listener registered with the store
+     * @return this builder
+     */
+    public Builder throughput(Throughput throughput) {
+      this.throughput = Objects.requireNonNull(throughput, "throughput");
       return this;
     }
 

@@ -48,11 +48,10 @@ final class History {
    */
   static void chart(Html html, List<Sample> samples) {
     if (samples.size() < 2) {
-      html.raw(
-              "<p class=\"nohistory\">no history yet: the chart draws the counts this page read at")
-          .raw(" its own visits (")
-          .text(samples.size())
-          .raw(" so far, at most one per 5 s); the store keeps no history.</p>");
+      html.raw("<p class=\"nohistory\" id=\"depth-none\">no history yet: the chart draws the");
+      html.raw(" counts this page read at its own visits (").text(samples.size());
+      html.raw(" so far, at most one per 5 s, kept in this process's memory); the store keeps no");
+      html.raw(" history of its depth.</p>");
       return;
     }
     long max = 1;
@@ -61,21 +60,23 @@ final class History {
     }
     long t0 = samples.get(0).at().toEpochMilli();
     long span = Math.max(1, samples.get(samples.size() - 1).at().toEpochMilli() - t0);
-    html.raw(
-            "<svg class=\"chart\" viewBox=\"0 0 600 160\" role=\"img\" aria-label=\"queue depth\">")
-        .raw("<polyline fill=\"none\" stroke=\"#1f6feb\" stroke-width=\"2\" points=\"")
-        .raw(points(samples, t0, span, max, true))
-        .raw("\"/><polyline fill=\"none\" stroke=\"#d1242f\" stroke-width=\"2\" points=\"")
-        .raw(points(samples, t0, span, max, false))
-        .raw("\"/></svg><p class=\"legend\">blue: messages waiting; red: dead letters; ")
-        .text(samples.size())
-        .raw(" samples from ")
-        .text(samples.get(0).at())
-        .raw(" to ")
-        .text(samples.get(samples.size() - 1).at())
-        .raw(", top of the chart = ")
-        .text(Html.count(max))
-        .raw("</p>");
+    html.raw("<svg class=\"chart\" id=\"depth-chart\" viewBox=\"0 0 600 160\" role=\"img\"");
+    html.raw(" aria-label=\"queue depth at this page's visits; the table below has the figures\">");
+    html.raw("<polyline fill=\"none\" stroke=\"#1f6feb\" stroke-width=\"2\" points=\"");
+    html.raw(points(samples, t0, span, max, true));
+    html.raw("\"/><polyline fill=\"none\" stroke=\"#d1242f\" stroke-width=\"2\" points=\"");
+    html.raw(points(samples, t0, span, max, false));
+    html.raw("\"/></svg><p class=\"legend\">blue: messages waiting; red: dead letters; ");
+    html.text(samples.size()).raw(" samples read at this page's visits, from ");
+    html.text(samples.get(0).at()).raw(" to ").text(samples.get(samples.size() - 1).at());
+    html.raw(", top of the chart = ").text(Html.count(max)).raw("; between visits, no data.</p>");
+    html.raw("<details><summary>The samples as a table</summary><table id=\"depth\"><tr><th>");
+    html.raw("at</th><th>messages waiting</th><th>dead letters</th></tr>");
+    for (Sample s : samples) {
+      html.raw("<tr>").td(s.at()).raw("<td class=\"n\">").text(Html.count(s.waiting()));
+      html.raw("</td><td class=\"n\">").text(Html.count(s.deadLetters())).raw("</td></tr>");
+    }
+    html.raw("</table></details>");
   }
 
   private static String points(List<Sample> samples, long t0, long span, long max, boolean wait) {

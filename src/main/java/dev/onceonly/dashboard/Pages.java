@@ -4,7 +4,6 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.dashboard.DashboardServlet.NotFound;
 import dev.onceonly.dashboard.DashboardServlet.View;
-import dev.onceonly.external.ClaimRecord;
 import dev.onceonly.maintenance.Audit;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.Maintenance.DeadLetterSummary;
@@ -12,8 +11,6 @@ import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.queue.DeadLetter;
 import dev.onceonly.queue.Schedule;
 import dev.onceonly.queue.ScheduleSpec;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,22 +32,24 @@ final class Pages {
   private final OnceOnly once;
   private final boolean reconciles;
   private final Audit.Rules auditRules;
-  private final History history;
+  private final OverviewPage overview;
+  private final UnknownPage unknown;
 
-  Pages(OnceOnly once, boolean reconciles, Audit.Rules auditRules, History history) {
+  Pages(OnceOnly once, boolean reconciles, Audit.Rules auditRules, OverviewPage overview) {
     this.once = once;
     this.reconciles = reconciles;
     this.auditRules = auditRules;
-    this.history = history;
+    this.overview = overview;
+    this.unknown = new UnknownPage(once);
   }
 
   String render(String path, View v) {
     return switch (path) {
-      case "/" -> overview(v);
+      case "/" -> overview.render();
       case "/queues" -> queues(v);
       case "/dead-letters" -> deadLetters(v);
       case "/dead-letter" -> deadLetter(v);
-      case "/unknown" -> unknown(v);
+      case "/unknown" -> unknown.render(v);
       case "/schedules" -> schedules(v);
       case "/receipts" -> receipts(v);
       case "/audit" -> audit();
@@ -89,51 +88,6 @@ final class Pages {
         .text(message)
         .raw("</p>")
         .toString();
-  }
-
-  private String overview(View v) {
-    StoreStatus s = once.maintenance().status();
-    history.record(s);
-    Maintenance.SchemaVersion schema = once.maintenance().schemaVersion();
-    Html h =
-        new Html().raw("<h1>Overview</h1><p>").text(s.database()).raw(", read at ").text(s.at());
-    h.raw("; schema version ").text(schema.found()).raw(" (this library needs ");
-    h.text(schema.required()).raw(")</p><h2>Counts</h2><table><tr><th>table</th><th>state</th>");
-    h.raw("<th>rows</th></tr>");
-    row(h, "intents", "registered", s.intents());
-    row(h, "intents", "pending (no receipt)", s.pendingIntents());
-    row(h, "receipts", "live", s.receiptsLive());
-    row(h, "receipts", "expired", s.receiptsExpired());
-    row(h, "receipts", "tombstones", s.tombstones());
-    for (Map.Entry<String, StoreStatus.QueueCounts> q : s.messages().entrySet()) {
-      row(h, "messages " + q.getKey(), "due", q.getValue().due());
-      row(h, "messages " + q.getKey(), "leased", q.getValue().leased());
-      row(h, "messages " + q.getKey(), "delayed", q.getValue().delayed());
-    }
-    for (Map.Entry<String, Long> d : s.deadLetters().entrySet()) {
-      row(h, "dead letters", d.getKey(), d.getValue());
-    }
-    row(h, "rejections", "kept", s.rejections());
-    for (Map.Entry<String, Long> c : s.claims().entrySet()) {
-      row(h, "claims", c.getKey(), c.getValue());
-    }
-    h.raw("</table><h2>Oldest</h2><p>Oldest pending intent: ");
-    if (s.oldestPending().isPresent()) {
-      StoreStatus.PendingIntent p = s.oldestPending().get();
-      h.text(p.key().scope() + " / " + p.key().key()).raw(", registered ").text(p.registeredAt());
-      h.raw(", age ").text(Html.age(p.age()));
-    } else {
-      h.raw("none");
-    }
-    h.raw("</p><p>Oldest due message: ");
-    h.text(s.oldestDueAge().map(a -> "waiting for " + Html.age(a)).orElse("none")).raw("</p>");
-    h.raw("<h2>Queue depth over time</h2>");
-    History.chart(h, history.samples());
-    return h.toString();
-  }
-
-  private static void row(Html h, String table, String state, long n) {
-    h.raw("<tr>").td(table).td(state).raw("<td class=\"n\">").text(Html.count(n)).raw("</td></tr>");
   }
 
   private String queues(View v) {
@@ -236,31 +190,6 @@ final class Pages {
       actionButton(h, v, "/dead-letters/delete", d.queue(), d.key(), "Delete");
     }
     return h.toString();
-  }
-
-  private String unknown(View v) {
-    List<ClaimRecord> claims = once.externalEffects().unknown(LISTED);
-    Instant now = once.maintenance().status().at();
-    Html h = new Html().raw("<h1>Unknown outcomes</h1><p>").text(claims.size());
-    h.raw(claims.size() == LISTED ? " (the first ones)" : "").raw(" waiting for a decision</p>");
-    h.raw("<table id=\"unknown\"><tr><th>scope</th><th>key</th><th>operation</th><th>attempts");
-    h.raw("</th><th>evidence</th><th>age</th><th>decide</th></tr>");
-    for (ClaimRecord c : claims) {
-      h.raw("<tr>").td(c.key().scope()).td(c.key().key()).td(c.operation()).td(c.attempts());
-      h.raw("<td>downstream key ").text(c.downstreamKey()).raw("; maybe applied: ");
-      h.text(c.maybeApplied()).raw("; last error: ").text(c.lastError()).raw("; arguments: ");
-      h.capped(c.argumentsJson()).raw("</td>").td(Html.age(Duration.between(c.updatedAt(), now)));
-      h.raw("<td>");
-      if (v.mayAct()) {
-        form(h, v, "/unknown/resolve");
-        h.hiddenExact("scope", c.key().scope()).hiddenExact("key", c.key().key());
-        h.raw("<input name=\"reason\" placeholder=\"reason (stored)\" required maxlength=\"500\">");
-        h.raw(" <button name=\"outcome\" value=\"done\">Done</button> <button name=\"outcome\" ");
-        h.raw("value=\"not-done\">Not done</button></form>");
-      }
-      h.raw("</td></tr>");
-    }
-    return h.raw("</table>").toString();
   }
 
   private String schedules(View v) {

@@ -249,6 +249,17 @@ public interface ExternalEffects {
   List<ClaimRecord> unknownAfter(IntentKey after, int limit);
 
   /**
+   * Returns up to {@code limit} intents already {@link ClaimState#UNKNOWN}, in scope-then-key
+   * order, without sweeping: it only reads, so a view that must change nothing (a read-only
+   * dashboard, a report) can list them. A claim whose lease ran out without a report becomes
+   * unknown at the next sweep ({@link #unknown(int)}), and is not listed before it.
+   *
+   * @param limit the largest batch, from 1 to 10,000
+   * @return the unknown claims with their evidence
+   */
+  List<ClaimRecord> listUnknown(int limit);
+
+  /**
    * Settles an unknown intent as done, after checking the provider (for example by its downstream
    * key): it becomes {@link ClaimState#COMPLETED} with {@code result}, and later claims get {@link
    * ClaimOutcome.Repeated}.

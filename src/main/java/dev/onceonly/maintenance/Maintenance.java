@@ -51,6 +51,28 @@ public interface Maintenance {
    */
   Optional<Duration> oldestDueAge();
 
+  /** The most minutes {@link #deadLetteredPerMinute} counts: one day. */
+  int MAX_MINUTES = 1440;
+
+  /**
+   * {@return the instant this store's clock reads now: every age this view reports is measured from
+   * it}
+   */
+  Instant now();
+
+  /**
+   * Counts the dead letters kept per minute of their dead-lettering: the {@code minutes} whole
+   * minutes of this store's clock that end with the minute under way. It reads the rows, so it
+   * survives restarts and sees every instance on the database; a dead letter deleted, purged or
+   * requeued since no longer counts. One index range per minute.
+   *
+   * @param minutes how many minutes, 1 to {@link #MAX_MINUTES}
+   * @return the counts, oldest minute first
+   * @throws IllegalArgumentException if {@code minutes} is out of bounds
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  PerMinute deadLetteredPerMinute(int minutes);
+
   /**
    * Lists dead letters newest first (ties in queue and key order), without their payloads.
    *
@@ -211,6 +233,25 @@ public interface Maintenance {
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(deadAt, "deadAt");
+    }
+  }
+
+  /**
+   * Counts per minute, as {@link #deadLetteredPerMinute} returns them.
+   *
+   * @param start the start of the first minute
+   * @param counts one count per minute, oldest first; the last is the minute under way
+   */
+  record PerMinute(Instant start, List<Long> counts) {
+    /**
+     * Checks the fields and copies the counts.
+     *
+     * @param start the start of the first minute
+     * @param counts one count per minute, oldest first; the last is the minute under way
+     */
+    public PerMinute {
+      Objects.requireNonNull(start, "start");
+      counts = List.copyOf(counts);
     }
   }
 

@@ -377,21 +377,21 @@ class CommandsContract {
     ContractDatabase fresh = database();
     CliRun created = on(fresh, "migrate");
     assertThat(created.status()).as("%s", created).isZero();
-    assertThat(created.out()).contains("from version 0 to 11");
-    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(11);
-    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 11)");
+    assertThat(created.out()).contains("from version 0 to 12");
+    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(12);
+    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 12)");
     assertThat(on(fresh, "status").out())
         .containsPattern("(?m)^messages +any queue: due +0$")
         .containsPattern("(?m)^dead_letters +none +0$")
         .containsPattern("(?m)^claims +none +0$")
         .contains("oldest pending intent: none");
 
-    fresh.exec("DELETE FROM onceonly_schema_version WHERE version = 11");
+    fresh.exec("DELETE FROM onceonly_schema_version WHERE version = 12");
     CliRun older = on(fresh, "status");
     assertThat(older.status()).isEqualTo(5);
     assertThat(older.err())
-        .contains("is version 10, older than this tool's 11 (run `onceonly migrate`)");
-    assertThat(on(fresh, "migrate").out()).contains("from version 10 to 11");
+        .contains("is version 11, older than this tool's 12 (run `onceonly migrate`)");
+    assertThat(on(fresh, "migrate").out()).contains("from version 11 to 12");
 
     fresh.exec(
         "INSERT INTO onceonly_schema_version VALUES (99, 'V99__future.sql', "
@@ -404,7 +404,7 @@ class CommandsContract {
           .isEqualTo(
               "onceonly: the schema in "
                   + describe(fresh)
-                  + " is version 99, newer than this tool's 11; use a newer OnceOnly\n");
+                  + " is version 99, newer than this tool's 12; use a newer OnceOnly\n");
     }
   }
 

@@ -95,6 +95,87 @@ public class MaintenanceContract extends ContractSupport {
     assertThat(once.maintenance().oldestDueAge()).contains(Duration.ofMinutes(5));
   }
 
+  /**
+   * Counts of generated messages and dead letters, compared with a reference computed here from
+   * what was generated: deliver times on both sides of now (and on it), leased or not, over several
+   * queues; dead letters over ninety minutes, some on a minute's first millisecond.
+   */
+  @Test
+  void statusAndDeadLetteredPerMinuteMatchAReferenceOverGeneratedRows() {
+    start();
+    clock.advance(Duration.ofSeconds(17).plusMillis(250));
+    long now = clock.millis();
+    for (long seed = 1; seed <= 4; seed++) {
+      exec("DELETE FROM onceonly_messages", "DELETE FROM onceonly_dead_letters");
+      java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+      Map<String, long[]> expected = new java.util.TreeMap<>();
+      long oldestDue = Long.MAX_VALUE;
+      List<String> inserts = new ArrayList<>();
+      int messages = random.nextInt(0, 120);
+      for (int i = 0; i < messages; i++) {
+        String queue = "q" + random.nextInt(4);
+        long at = now + (random.nextInt(5) == 0 ? 0 : random.nextLong(-3_600_000, 3_600_000));
+        int leased = random.nextInt(2);
+        long[] e = expected.computeIfAbsent(queue, q -> new long[3]);
+        e[at <= now ? 0 : leased == 1 ? 1 : 2]++;
+        oldestDue = at <= now ? Math.min(oldestDue, at) : oldestDue;
+        inserts.add(
+            "INSERT INTO onceonly_messages (queue, message_key, fingerprint, payload, deliver_at,"
+                + " leased, created_at) VALUES ('"
+                + queue
+                + "', 'm-"
+                + i
+                + "', 'f', '{}', "
+                + timeLiteral(at)
+                + ", "
+                + leased
+                + ", "
+                + timeLiteral(now)
+                + ")");
+      }
+      long firstMinute = now - now % 60_000 - 59 * 60_000L;
+      long[] perMinute = new long[60];
+      int dead = random.nextInt(0, 80);
+      for (int i = 0; i < dead; i++) {
+        long at =
+            random.nextBoolean()
+                ? now - random.nextLong(0, 90 * 60_000L)
+                : now - now % 60_000 - random.nextInt(0, 90) * 60_000L;
+        int minute = (int) Math.floorDiv(at - firstMinute, 60_000L);
+        if (minute >= 0 && minute < 60) {
+          perMinute[minute]++;
+        }
+        inserts.add(
+            "INSERT INTO onceonly_dead_letters (queue, message_key, fingerprint, payload, attempts,"
+                + " created_at, dead_at) VALUES ('d', 'd-"
+                + i
+                + "', 'f', '{}', 1, "
+                + timeLiteral(at)
+                + ", "
+                + timeLiteral(at)
+                + ")");
+      }
+      if (!inserts.isEmpty()) {
+        exec(inserts.toArray(String[]::new));
+      }
+      StoreStatus s = once.maintenance().status();
+      Map<String, StoreStatus.QueueCounts> reference = new java.util.TreeMap<>();
+      expected.forEach((q, e) -> reference.put(q, new StoreStatus.QueueCounts(e[0], e[1], e[2])));
+      assertThat(s.messages()).as("seed %d", seed).isEqualTo(reference);
+      assertThat(s.oldestDueAge())
+          .as("seed %d", seed)
+          .isEqualTo(
+              oldestDue == Long.MAX_VALUE
+                  ? java.util.Optional.empty()
+                  : java.util.Optional.of(Duration.ofMillis(now - oldestDue)));
+      Maintenance.PerMinute counted = once.maintenance().deadLetteredPerMinute(60);
+      assertThat(counted.start().toEpochMilli()).isEqualTo(firstMinute);
+      assertThat(counted.counts())
+          .as("seed %d", seed)
+          .isEqualTo(java.util.Arrays.stream(perMinute).boxed().toList());
+    }
+  }
+
   @Test
   void anEmptyStoreHasZeroCountsAndNoOldest() {
     start();
@@ -202,6 +283,11 @@ public class MaintenanceContract extends ContractSupport {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("limit must be between 1 and 10000");
     }
+    for (int bad : new int[] {0, -1, Maintenance.MAX_MINUTES + 1}) {
+      assertThatThrownBy(() -> m.deadLetteredPerMinute(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("minutes must be between 1 and 1440");
+    }
     assertThatThrownBy(() -> m.purgeRejections(null, 10, QUIET))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("olderThan");
@@ -248,7 +334,7 @@ public class MaintenanceContract extends ContractSupport {
     List<Integer> applied = new ArrayList<>();
     assertThat(empty.maintenance().migrate(applied::add))
         .isEqualTo(new Maintenance.Migration(0, latest));
-    assertThat(applied).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+    assertThat(applied).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
     assertThat(tables()).containsAll(MigrationContract.DEFAULT_TABLES);
   }
 }

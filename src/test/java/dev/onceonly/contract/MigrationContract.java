@@ -38,7 +38,8 @@ public class MigrationContract extends ContractSupport {
           "V8__message_traceparent.sql",
           "V9__leased.sql",
           "V10__partitions.sql",
-          "V11__trace_context.sql");
+          "V11__trace_context.sql",
+          "V12__overview_indexes.sql");
 
   /** The version a migration's name gives ({@code V<n>__}). */
   static int version(String script) {
@@ -288,6 +289,8 @@ public class MigrationContract extends ContractSupport {
   private void asAtVersion7() {
     exec(
         "DELETE FROM onceonly_schema_version WHERE version >= 8",
+        "DROP INDEX IF EXISTS onceonly_messages_leased",
+        "DROP INDEX IF EXISTS onceonly_dead_letters_dead_at",
         "ALTER TABLE onceonly_messages DROP COLUMN traceparent",
         "ALTER TABLE onceonly_messages DROP COLUMN leased",
         "ALTER TABLE onceonly_messages DROP COLUMN partition_key",
@@ -297,13 +300,13 @@ public class MigrationContract extends ContractSupport {
   }
 
   /**
-   * Makes the database what the version before this library's left: without its row and columns.
+   * Makes the database what the version before this library's left: without its row and indexes.
    */
   private void asOneVersionOlder() {
     exec(
         "DELETE FROM onceonly_schema_version WHERE version = " + LATEST,
-        "ALTER TABLE onceonly_dead_letters DROP COLUMN traceparent",
-        "ALTER TABLE onceonly_intents DROP COLUMN traceparent");
+        "DROP INDEX onceonly_messages_leased",
+        "DROP INDEX onceonly_dead_letters_dead_at");
   }
 
   @Test
@@ -327,6 +330,44 @@ public class MigrationContract extends ContractSupport {
     assertThat(delivered)
         .extracting(d -> d.key() + " " + d.traceparent())
         .containsExactlyInAnyOrder("before null", "after " + traceparent);
+  }
+
+  @Test
+  void aVersion11DatabaseGetsTheOverviewIndexesAndCountsAlike() throws Exception {
+    start();
+    once.queue().send("jobs", "due", Map.of());
+    once.queue().send("jobs", "held", Map.of());
+    once.queue().receive("jobs", 1, Duration.ofMinutes(1));
+    once.queue().send("dead", "d", Map.of());
+    once.queue()
+        .deadLetter(once.queue().receive("dead", 1, Duration.ofMinutes(1)).get(0).lease(), "x");
+    dev.onceonly.maintenance.StoreStatus before = once.maintenance().status();
+    once.close();
+    asOneVersionOlder();
+    assertThat(indexes("onceonly_messages")).doesNotContain("onceonly_messages_leased");
+
+    OnceOnly upgraded = track(open(clock, b -> {}));
+    assertThat(indexes("onceonly_messages")).contains("onceonly_messages_leased");
+    assertThat(indexes("onceonly_dead_letters")).contains("onceonly_dead_letters_dead_at");
+    assertThat(upgraded.maintenance().status()).isEqualTo(before);
+    assertThat(before.messages())
+        .containsEntry("jobs", new dev.onceonly.maintenance.StoreStatus.QueueCounts(1, 1, 0));
+    assertThat(upgraded.maintenance().deadLetteredPerMinute(1).counts()).containsExactly(1L);
+  }
+
+  /** The names of a table's indexes, lowercase, from the driver's metadata. */
+  private List<String> indexes(String table) throws Exception {
+    try (java.sql.Connection c = connect();
+        java.sql.ResultSet rs =
+            c.getMetaData().getIndexInfo(c.getCatalog(), c.getSchema(), table, false, false)) {
+      List<String> out = new java.util.ArrayList<>();
+      while (rs.next()) {
+        if (rs.getString("INDEX_NAME") != null) {
+          out.add(rs.getString("INDEX_NAME").toLowerCase(java.util.Locale.ROOT));
+        }
+      }
+      return out;
+    }
   }
 
   @Test

@@ -100,6 +100,172 @@ class DashboardContract extends ContractSupport {
     assertThat(server.get("/").body()).contains("<svg", "2 samples").doesNotContain("no history");
   }
 
+  /** Sends {@code n} messages of {@code queue}, then handles {@code handled} of them. */
+  private void sendAndHandle(String queue, String prefix, int n, int handled) {
+    for (int i = 0; i < n; i++) {
+      once.queue().send(queue, prefix + "-" + i, Map.of("n", i));
+    }
+    for (Delivery d : once.queue().receive(queue, handled, LEASE)) {
+      once.queue().ack(d.lease());
+    }
+  }
+
+  /** The row of the throughput table for one minute: sent, handled, dead-lettered. */
+  private static String minute(String hhmm, String sent, String handled, String dead) {
+    return "<tr><td>"
+        + hhmm
+        + "</td><td class=\"n\">"
+        + sent
+        + "</td><td class=\"n\">"
+        + handled
+        + "</td><td class=\"n\">"
+        + dead
+        + "</td></tr>";
+  }
+
+  @Test
+  void theThroughputChartShowsSentHandledAndDeadLetteredPerMinute() throws Exception {
+    Throughput throughput = Throughput.of(clock);
+    start(b -> b.listener(throughput));
+    clock.advance(Duration.ofSeconds(10)); // 10:00:10
+    sendAndHandle("mail", "a", 3, 2);
+    deadLetters("reports", 1, "boom");
+    assertThat(once.events().drain(Duration.ofSeconds(30))).isTrue();
+    clock.advance(Duration.ofMinutes(2)); // 10:02:10
+    sendAndHandle("mail", "b", 1, 1);
+    deadLetters("reports", 2, "late");
+    assertThat(once.events().drain(Duration.ofSeconds(30))).isTrue();
+    clock.advance(Duration.ofSeconds(55)); // 10:03:05
+    serve(b -> b.throughput(throughput));
+
+    String page = server.get("/").body();
+    assertThat(page)
+        .contains("<svg class=\"chart\" id=\"throughput-chart\"", "<table id=\"throughput\">")
+        .contains(
+            minute("09:59", "no data", "no data", "0"),
+            // the "reports" sends count too: 3 + 1 in the first minute, 1 + 2 in the third
+            minute("10:00", "4", "2", "1"),
+            minute("10:01", "0", "0", "0"),
+            minute("10:02", "3", "1", "2"),
+            minute("10:03", "0", "0", "0"))
+        .contains("counted from this instance's events since 2030-01-15T10:00:00Z")
+        .doesNotContain("10:04", "throughput-none");
+    // The SVG says the same, each bar titled: a minute before the listener is a grey band.
+    assertThat(page).contains("<title>10:02 sent: 3</title>", "<title>09:59 sent: no data</title>");
+
+    // After a restart, and on a dashboard without the listener, the rows still give the
+    // dead-lettered per minute; sent and handled are no data, not zero.
+    server.close();
+    reopen();
+    serve(b -> b);
+    assertThat(server.get("/").body())
+        .contains(
+            minute("10:00", "no data", "no data", "1"),
+            minute("10:01", "no data", "no data", "0"),
+            minute("10:02", "no data", "no data", "2"))
+        .contains("Sent and handled: no data.");
+  }
+
+  @Test
+  void aFreshStoreSaysItHasNoHistoryYet() throws Exception {
+    start(b -> b.listener(Throughput.of(clock)));
+    serve(b -> b);
+    String page = server.get("/").body();
+    assertThat(page)
+        .contains("id=\"throughput-none\">no history yet", "id=\"depth-none\">no history yet")
+        .doesNotContain("<svg", "<table id=\"throughput\">");
+  }
+
+  @Test
+  void aReadOnlyDashboardChangesNoByteOfTheStore() throws Exception {
+    start();
+    once.queue().send("mail", "m-1", Map.of("to", "ana"));
+    once.queue().receive("mail", 1, LEASE);
+    deadLetters("reports", 2, "disk-full");
+    unknownClaim("charge-7");
+    // a claim whose lease runs out without a report: a sweep would make it UNKNOWN
+    once.externalEffects().claim(IntentKey.of("u-1", "charge-8"), "charge", Map.of(), LEASE);
+    once.schedules().register("nightly", "reports", ScheduleSpec.cron("0 6 * * *"), Map.of());
+    once.intents().register(IntentKey.of("u-2", "op-9"), "ship", Map.of("box", 1));
+    once.receipts()
+        .execute(IntentKey.of("u-3", "op-1"), "pay", Map.of("a", 1), String.class, c -> "paid-ok");
+    clock.advance(Duration.ofHours(2));
+    serve(b -> b.readOnly(true));
+    Map<String, List<String>> rows = snapshot();
+    String bytes = sqliteBytes();
+
+    for (String page :
+        List.of(
+            "/",
+            "/queues",
+            "/queues?queue=mail",
+            "/dead-letters",
+            "/dead-letters?queue=reports&page=0",
+            "/dead-letter?queue=reports&key=disk-full-1",
+            "/unknown",
+            "/schedules",
+            "/receipts",
+            "/receipts?scope=u-3&key=op-1",
+            "/audit",
+            "/")) {
+      assertThat(server.get(page).statusCode()).as(page).isEqualTo(200);
+      assertThat(sqliteBytes()).as(page).isEqualTo(bytes);
+      assertThat(snapshot()).as(page).isEqualTo(rows);
+    }
+    assertThat(strings("SELECT state FROM onceonly_claims ORDER BY intent_key"))
+        .containsExactly("UNKNOWN", "IN_PROGRESS");
+  }
+
+  /**
+   * On SQLite, the SHA-256 of the database file after its write-ahead log is checkpointed into it
+   * (a checkpoint with nothing new to copy changes no byte); elsewhere an empty string.
+   */
+  private String sqliteBytes() throws Exception {
+    java.nio.file.Path file = dir.resolve("contract.db");
+    if (once.dialect() != dev.onceonly.sql.Dialect.SQLITE || !java.nio.file.Files.exists(file)) {
+      return "";
+    }
+    // A checkpoint that a reader holds back copies part of the log: wait for a complete one, so
+    // that what is hashed is every committed byte.
+    dev.onceonly.testing.Eventually.await(
+        Duration.ofSeconds(30), "a complete WAL checkpoint", this::checkpointed);
+    return java.util.HexFormat.of()
+        .formatHex(
+            java.security.MessageDigest.getInstance("SHA-256")
+                .digest(java.nio.file.Files.readAllBytes(file)));
+  }
+
+  /** Runs a full checkpoint; true when no reader held it back and it copied the whole log. */
+  private boolean checkpointed() {
+    try (java.sql.Connection c = connect();
+        java.sql.Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(FULL)")) {
+      rs.next();
+      return rs.getInt(1) == 0 && rs.getInt(2) == rs.getInt(3);
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void theUnknownPageShowsEachClaimWithItsEvidenceAndAge() throws Exception {
+    start();
+    unknownClaim("charge-7");
+    clock.advance(Duration.ofMinutes(5).plusSeconds(3));
+    serve(b -> b);
+    String page = server.get("/unknown").body();
+    assertThat(page)
+        .contains("<td>u-1</td><td>charge-7</td><td>charge</td><td>1</td>")
+        .contains(
+            "<td>downstream key "
+                + dev.onceonly.external.ExternalEffects.downstreamKey(
+                    IntentKey.of("u-1", "charge-7")))
+        .contains("maybe applied: true; last error: timeout after send; arguments: ")
+        .contains("{&quot;cents&quot;:5}")
+        .contains("<td>5m 03s</td>")
+        .contains("name=\"reason\" placeholder=\"reason (stored)\" required");
+  }
+
   @Test
   void requeueAndDeleteOneDeadLetter() throws Exception {
     start();

@@ -43,7 +43,8 @@ public final class Migrator {
           "V8__message_traceparent.sql",
           "V9__leased.sql",
           "V10__partitions.sql",
-          "V11__trace_context.sql");
+          "V11__trace_context.sql",
+          "V12__overview_indexes.sql");
 
   private static final java.util.regex.Pattern VERSIONED =
       java.util.regex.Pattern.compile("V([1-9][0-9]*)__[a-z0-9_]+\\.sql");

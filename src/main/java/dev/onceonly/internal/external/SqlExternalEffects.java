@@ -572,6 +572,12 @@ public final class SqlExternalEffects implements ExternalEffects {
             });
   }
 
+  @Override
+  public List<ClaimRecord> listUnknown(int limit) {
+    SqlIntentStore.checkLimit(limit);
+    return core.database().read(c -> unknownPage(c, IntentKey.of("", ""), limit));
+  }
+
   private void sweep(Connection c, int limit) throws SQLException {
     long now = core.clock().millis();
     List<IntentKey> keys = new ArrayList<>();

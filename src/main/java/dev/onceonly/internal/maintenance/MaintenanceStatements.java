@@ -12,7 +12,10 @@ final class MaintenanceStatements {
   final String oldestPending;
   final String countReceipts;
   final String countMessages;
+  final String countLeased;
   final String oldestDue;
+  final String oldestDueOfQueue;
+  final String countDeadLetteredBetween;
   final String countDeadLetters;
   final String countClaims;
   final String countRejections;
@@ -53,15 +56,26 @@ final class MaintenanceStatements {
             + p
             + "receipts";
     // A claim sets leased = 1 and each write that ends the lease (retry, reschedule, release)
-    // leased = 0: a message not due is leased exactly when leased = 1.
-    // Parameters: now, now, now.
+    // leased = 0: a message not due is leased exactly when leased = 1. Due and all messages come
+    // from the messages_due index alone (queue and deliver_at are its first columns), the leased
+    // ones from the partial messages_leased index, so no message row is read; delayed is the rest.
+    // Parameters: now.
     countMessages =
-        "SELECT queue, SUM(CASE WHEN deliver_at <= ? THEN 1 ELSE 0 END),"
-            + " SUM(CASE WHEN deliver_at > ? AND leased = 1 THEN 1 ELSE 0 END),"
-            + " SUM(CASE WHEN deliver_at > ? AND leased = 0 THEN 1 ELSE 0 END) FROM "
+        "SELECT queue, SUM(CASE WHEN deliver_at <= ? THEN 1 ELSE 0 END), COUNT(*) FROM "
             + p
             + "messages GROUP BY queue ORDER BY queue";
+    // parameters: now
+    countLeased =
+        "SELECT queue, COUNT(*) FROM "
+            + p
+            + "messages WHERE leased = 1 AND deliver_at > ? GROUP BY queue";
     oldestDue = "SELECT MIN(deliver_at) FROM " + p + "messages WHERE deliver_at <= ?";
+    // parameters: queue, now; a seek on messages_due
+    oldestDueOfQueue =
+        "SELECT MIN(deliver_at) FROM " + p + "messages WHERE queue = ? AND deliver_at <= ?";
+    // parameters: from (inclusive), to (exclusive); a range of dead_letters_dead_at
+    countDeadLetteredBetween =
+        "SELECT COUNT(*) FROM " + p + "dead_letters WHERE dead_at >= ? AND dead_at < ?";
     countDeadLetters =
         "SELECT queue, COUNT(*) FROM " + p + "dead_letters GROUP BY queue ORDER BY queue";
     countClaims = "SELECT state, COUNT(*) FROM " + p + "claims GROUP BY state ORDER BY state";

@@ -73,13 +73,7 @@ public final class SqlMaintenance implements Maintenance {
 
   private StoreStatus status(Connection c, Instant now, int version) throws SQLException {
     long[] r = longs(c, sql.countReceipts, 3, now, now);
-    Map<String, QueueCounts> messages = new LinkedHashMap<>();
-    try (PreparedStatement ps = prepare(c, sql.countMessages, now, now, now);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        messages.put(rs.getString(1), new QueueCounts(rs.getLong(2), rs.getLong(3), rs.getLong(4)));
-      }
-    }
+    Map<String, QueueCounts> messages = messages(c, now);
     return new StoreStatus(
         description,
         version,
@@ -94,7 +88,84 @@ public final class SqlMaintenance implements Maintenance {
         longs(c, sql.countRejections, 1)[0],
         grouped(c, sql.countClaims),
         oldestPending(c, now),
-        oldestDueAge(c, now));
+        oldestDueAge(c, now, messages));
+  }
+
+  /** Counts each queue's messages from two indexes, never reading a message's row. */
+  private Map<String, QueueCounts> messages(Connection c, Instant now) throws SQLException {
+    Map<String, long[]> dueAndAll = new LinkedHashMap<>();
+    try (PreparedStatement ps = prepare(c, sql.countMessages, now);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        dueAndAll.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3)});
+      }
+    }
+    Map<String, Long> leased = new HashMap<>();
+    try (PreparedStatement ps = prepare(c, sql.countLeased, now);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        leased.put(rs.getString(1), rs.getLong(2));
+      }
+    }
+    Map<String, QueueCounts> out = new LinkedHashMap<>();
+    for (Map.Entry<String, long[]> q : dueAndAll.entrySet()) {
+      long due = q.getValue()[0];
+      long held = leased.getOrDefault(q.getKey(), 0L);
+      out.put(q.getKey(), new QueueCounts(due, held, q.getValue()[1] - due - held));
+    }
+    return out;
+  }
+
+  /** The oldest due message over the queues that have one: one index seek per queue. */
+  private Optional<Duration> oldestDueAge(
+      Connection c, Instant now, Map<String, QueueCounts> messages) throws SQLException {
+    Instant oldest = null;
+    try (PreparedStatement ps = c.prepareStatement(sql.oldestDueOfQueue)) {
+      for (Map.Entry<String, QueueCounts> q : messages.entrySet()) {
+        if (q.getValue().due() == 0) {
+          continue;
+        }
+        ps.setString(1, q.getKey());
+        bind(ps, 2, now);
+        try (ResultSet rs = ps.executeQuery()) {
+          Instant at = rs.next() ? instant(rs, 1) : null;
+          oldest = at != null && (oldest == null || at.isBefore(oldest)) ? at : oldest;
+        }
+      }
+    }
+    return oldest == null ? Optional.empty() : Optional.of(Duration.between(oldest, now));
+  }
+
+  @Override
+  public Instant now() {
+    return clock.instant();
+  }
+
+  @Override
+  public PerMinute deadLetteredPerMinute(int minutes) {
+    if (minutes < 1 || minutes > MAX_MINUTES) {
+      throw new IllegalArgumentException("minutes must be between 1 and " + MAX_MINUTES);
+    }
+    Instant start =
+        clock
+            .instant()
+            .truncatedTo(java.time.temporal.ChronoUnit.MINUTES)
+            .minus(Duration.ofMinutes(minutes - 1L));
+    return database.read(
+        c -> {
+          List<Long> counts = new ArrayList<>();
+          try (PreparedStatement ps = c.prepareStatement(sql.countDeadLetteredBetween)) {
+            for (int i = 0; i < minutes; i++) {
+              bind(ps, 1, start.plus(Duration.ofMinutes(i)));
+              bind(ps, 2, start.plus(Duration.ofMinutes(i + 1L)));
+              try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                counts.add(rs.getLong(1));
+              }
+            }
+          }
+          return new PerMinute(start, counts);
+        });
   }
 
   @Override
