@@ -135,4 +135,36 @@ class DashboardHostileInputTest {
       assertThat(rs.getLong(1)).isZero();
     }
   }
+
+  /**
+   * A dead letter whose key no send would accept (written by another writer) is shown on its own
+   * page and requeued exactly: the queue's lookups by key name a row that exists, so they do not
+   * hold the key to the pattern of a new send.
+   */
+  @Test
+  void aDeadLetterOfAHostileKeyIsRequeuedExactly() throws Exception {
+    String key = "ключ-\u0007-\u202E-é-\uD83D\uDE00-<b>-\n-\u0000";
+    deadLetters(List.<Object[]>of(new Object[] {key, "{\"n\":1}", 1L}));
+    String key64 = Base64.getUrlEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8));
+    HttpResponse<String> page = server.get("/dead-letter?queue=q&key=" + Pages.encode(key));
+    assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+    assertThat(page.body()).contains("&quot;n&quot;:1");
+    HttpResponse<String> done =
+        server.act(
+            "/dead-letters", "/dead-letters/requeue", Map.of("queue64", "cQ==", "key64", key64));
+    assertThat(done.body()).contains("Requeued");
+    once.close();
+    once = OnceOnly.openSqlite(dir.resolve("app.db")); // the rows, read after reopening
+    try (Connection c = connect();
+        ResultSet rs =
+            c.createStatement()
+                .executeQuery(
+                    "SELECT message_key, (SELECT COUNT(*) FROM onceonly_dead_letters)"
+                        + " FROM onceonly_messages")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).isEqualTo(key);
+      assertThat(rs.getLong(2)).isZero();
+      assertThat(rs.next()).isFalse();
+    }
+  }
 }

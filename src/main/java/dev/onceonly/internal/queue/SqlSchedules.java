@@ -85,7 +85,7 @@ final class SqlSchedules implements Schedules {
     if (name == null || !NAME.matcher(name).matches()) {
       throw new InvalidRequestException("name", "must match " + NAME.pattern());
     }
-    SqlJobQueue.check("queue", queueName, SqlJobQueue.QUEUE);
+    QueueNames.check("queue", queueName, QueueNames.QUEUE);
     Objects.requireNonNull(spec, "spec");
     ScheduleSlots.check(spec);
     byte[] canonical =
