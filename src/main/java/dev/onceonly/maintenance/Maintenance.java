@@ -104,6 +104,36 @@ public interface Maintenance {
   List<LiveLease> liveLeases(String queue, int limit);
 
   /**
+   * Counts one queue's messages by priority and by partition, in one read transaction at this
+   * instance's clock: for each group its due, leased and delayed messages, as {@link #status()}
+   * counts the whole queue. The limits in force are the queue's to say: {@link
+   * dev.onceonly.queue.JobQueue#limits}.
+   *
+   * @param queue the queue's name
+   * @param partitions the most partition groups to return, the deepest first, 1 to {@link
+   *     #MAX_BATCH}; {@link QueueBreakdown#partitions()} counts them all
+   * @return the counts; empty lists for a queue without messages
+   * @throws IllegalArgumentException if {@code partitions} is out of bounds
+   * @throws UnsupportedOperationException on a database that does not carry the job queue (MariaDB)
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  QueueBreakdown queueBreakdown(String queue, int partitions);
+
+  /**
+   * Finds the message of one key that waits in a queue or is in flight, with its payload, attempts,
+   * lease and next attempt, at this instance's clock. The key is matched exactly, whatever
+   * characters it holds, so a message written by another writer is found too.
+   *
+   * @param queue the queue's name
+   * @param key the message's key
+   * @return the message, or empty when none of that key waits or is in flight (acknowledged,
+   *     withdrawn, dead-lettered, or never sent)
+   * @throws UnsupportedOperationException on a database that does not carry the job queue (MariaDB)
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  Optional<QueuedMessage> findMessage(String queue, String key);
+
+  /**
    * Reads the schema version recorded in the database, without creating or changing anything.
    *
    * @return the version found (0 when there is no schema under this prefix) and the version this

@@ -20,6 +20,7 @@ import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Lease;
 import dev.onceonly.queue.Message;
+import dev.onceonly.queue.QueueLimits;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.SendConflictException;
@@ -741,6 +742,12 @@ public final class SqlJobQueue implements JobQueue {
       signals.fire(queue);
     }
     return moved;
+  }
+
+  @Override
+  public QueueLimits limits(String queue) {
+    check("queue", queue, QUEUE);
+    return claims.limits(queue);
   }
 
   @Override
