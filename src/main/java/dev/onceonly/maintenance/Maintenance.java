@@ -134,6 +134,21 @@ public interface Maintenance {
   Optional<QueuedMessage> findMessage(String queue, String key);
 
   /**
+   * Lists one page of a queue's messages that wait or are in flight, in the order they were sent
+   * (by id), without their payloads: those with an id above {@code afterId}. Pages are keyed by id,
+   * so a message sent or acknowledged between two reads neither shifts nor repeats the others.
+   *
+   * @param queue the queue's name
+   * @param afterId the last id of the previous page, 0 for the first page
+   * @param limit the most to return, 1 to {@link #MAX_BATCH}
+   * @return the messages, by id
+   * @throws IllegalArgumentException if {@code afterId} is negative or {@code limit} out of bounds
+   * @throws UnsupportedOperationException on a database that does not carry the job queue (MariaDB)
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  List<MessageSummary> messages(String queue, long afterId, int limit);
+
+  /**
    * Reads the schema version recorded in the database, without creating or changing anything.
    *
    * @return the version found (0 when there is no schema under this prefix) and the version this
@@ -241,6 +256,47 @@ public interface Maintenance {
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(deadAt, "deadAt");
+    }
+  }
+
+  /**
+   * A message as {@link #messages} lists it.
+   *
+   * @param queue its queue
+   * @param key its key
+   * @param id its id in the queue table
+   * @param state due, leased or delayed, at the store's clock when it was read
+   * @param attempts how many deliveries it had
+   * @param nextAttemptAt when it is due: the end of its lease while leased
+   * @param priority its priority
+   * @param partition its partition, or {@code null} for none
+   */
+  record MessageSummary(
+      String queue,
+      String key,
+      long id,
+      QueuedMessage.State state,
+      int attempts,
+      Instant nextAttemptAt,
+      int priority,
+      String partition) {
+    /**
+     * Refuses nulls other than the partition.
+     *
+     * @param queue its queue
+     * @param key its key
+     * @param id its id in the queue table
+     * @param state due, leased or delayed
+     * @param attempts how many deliveries it had
+     * @param nextAttemptAt when it is due
+     * @param priority its priority
+     * @param partition its partition, or {@code null} for none
+     */
+    public MessageSummary {
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(state, "state");
+      Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
     }
   }
 

@@ -143,6 +143,38 @@ class QueueInspectionContract extends ContractSupport {
   }
 
   @Test
+  void messagesPageByIdWholeWhileOthersLeave() {
+    start();
+    for (int i = 0; i < 25; i++) {
+      once.queue().send(Q, "k-" + i, Map.of("i", i));
+    }
+    once.queue().send("other", "o-1", Map.of());
+    List<String> seen = new ArrayList<>();
+    long after = 0;
+    List<dev.onceonly.maintenance.Maintenance.MessageSummary> page;
+    do {
+      page = once.maintenance().messages(Q, after, 10);
+      for (var m : page) {
+        seen.add(m.key());
+        after = m.id();
+      }
+      if (seen.size() == 10) {
+        assertThat(once.queue().withdraw(Q, "k-3")).isTrue(); // an earlier one leaves
+      }
+    } while (page.size() == 10);
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      expected.add("k-" + i);
+    }
+    assertThat(seen).containsExactlyElementsOf(expected);
+    assertThat(once.maintenance().messages(Q, 0, 1))
+        .singleElement()
+        .satisfies(m -> assertThat(m.state()).isEqualTo(QueuedMessage.State.DUE));
+    assertThatThrownBy(() -> once.maintenance().messages(Q, -1, 10))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void theLimitsInForceAreTheDeclaredOnes() {
     start(b -> b.concurrencyLimit(Q, 4).concurrencyLimitPerPartition(Q, 2));
     assertThat(once.queue().limits(Q))

@@ -2,6 +2,7 @@ package dev.onceonly.internal.maintenance;
 
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.dialect.InstantColumns;
+import dev.onceonly.maintenance.Maintenance.MessageSummary;
 import dev.onceonly.maintenance.QueueBreakdown;
 import dev.onceonly.maintenance.QueueBreakdown.PartitionGroup;
 import dev.onceonly.maintenance.QueueBreakdown.PriorityGroup;
@@ -33,6 +34,7 @@ final class QueueInspection {
   private final String byPartition;
   private final String countPartitions;
   private final String findMessage;
+  private final String page;
 
   QueueInspection(Database database, String p) {
     this.database = database;
@@ -57,6 +59,46 @@ final class QueueInspection {
             + " last_error, created_at, leased"
             + of
             + " AND message_key = ?";
+    // parameters: queue, after id, limit
+    page =
+        "SELECT message_key, id, attempts, deliver_at, priority, partition_key, leased"
+            + of
+            + " AND id > ? ORDER BY id LIMIT ?";
+  }
+
+  List<MessageSummary> page(String queue, long afterId, int limit, Instant now) {
+    return database.read(
+        c -> {
+          List<MessageSummary> out = new ArrayList<>();
+          try (PreparedStatement ps = c.prepareStatement(page)) {
+            ps.setString(1, queue);
+            ps.setLong(2, afterId);
+            ps.setInt(3, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                Instant due = times.instant(rs, 4);
+                out.add(
+                    new MessageSummary(
+                        queue,
+                        rs.getString(1),
+                        rs.getLong(2),
+                        state(due, rs.getInt(7), now),
+                        rs.getInt(3),
+                        due,
+                        rs.getInt(5),
+                        rs.getString(6)));
+              }
+            }
+          }
+          return out;
+        });
+  }
+
+  private static QueuedMessage.State state(Instant due, int leased, Instant now) {
+    if (!due.isAfter(now)) {
+      return QueuedMessage.State.DUE;
+    }
+    return leased == 1 ? QueuedMessage.State.LEASED : QueuedMessage.State.DELAYED;
   }
 
   QueueBreakdown breakdown(String queue, Instant now, int partitions) {
@@ -127,17 +169,11 @@ final class QueueInspection {
   private QueuedMessage message(ResultSet rs, String queue, String key, Instant now)
       throws SQLException {
     Instant due = times.instant(rs, 6);
-    QueuedMessage.State state;
-    if (!due.isAfter(now)) {
-      state = QueuedMessage.State.DUE;
-    } else {
-      state = rs.getInt(11) == 1 ? QueuedMessage.State.LEASED : QueuedMessage.State.DELAYED;
-    }
     return new QueuedMessage(
         queue,
         key,
         rs.getLong(1),
-        state,
+        state(due, rs.getInt(11), now),
         rs.getString(2),
         Optional.ofNullable(rs.getString(3)),
         rs.getInt(4),

@@ -253,6 +253,17 @@ public final class SqlMaintenance implements Maintenance {
   }
 
   @Override
+  public List<MessageSummary> messages(String queue, long afterId, int limit) {
+    Objects.requireNonNull(queue, "queue");
+    checkBatch("limit", limit);
+    if (afterId < 0) {
+      throw new IllegalArgumentException("afterId must be >= 0: " + afterId);
+    }
+    database.sql().requirePiece("the job queue");
+    return queues.page(queue, afterId, limit, clock.instant());
+  }
+
+  @Override
   public SchemaVersion schemaVersion() {
     return new SchemaVersion(migrator.recordedVersion(), Migrator.latestVersion());
   }
