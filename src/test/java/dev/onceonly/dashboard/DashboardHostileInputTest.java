@@ -73,6 +73,87 @@ class DashboardHostileInputTest {
     }
   }
 
+  /** Writes waiting messages of queue {@code q} in one transaction: key, payload JSON. */
+  private void messages(List<String[]> rows) throws Exception {
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO onceonly_messages (queue, message_key, fingerprint, payload,"
+                  + " deliver_at, created_at) VALUES ('q', ?, 'x', ?, 0, 0)")) {
+        for (String[] row : rows) {
+          ps.setString(1, row[0]);
+          ps.setString(2, row[1]);
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      }
+      c.commit();
+    }
+  }
+
+  private static final Pattern MESSAGE_CELL = Pattern.compile("key=(m-\\d+)\"");
+  private static final Pattern NEXT = Pattern.compile("rel=\"next\" href=\"/ops([^\"]+)\"");
+
+  @Test
+  void tenThousandMessagesOfOneQueuePageThroughWholeAndInOrder() throws Exception {
+    List<String[]> rows = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      rows.add(new String[] {"m-" + i, "{}"});
+    }
+    messages(rows);
+    List<String> seen = new ArrayList<>();
+    String path = "/queues?queue=q";
+    int pages = 0;
+    while (path != null) {
+      String body = server.get(path.replace("&amp;", "&")).body();
+      pages++;
+      Matcher m = MESSAGE_CELL.matcher(body);
+      while (m.find()) {
+        seen.add(m.group(1));
+      }
+      Matcher next = NEXT.matcher(body);
+      path = next.find() ? next.group(1) : null;
+    }
+    assertThat(seen).hasSize(10_000).doesNotHaveDuplicates();
+    assertThat(seen.get(0)).isEqualTo("m-0"); // in the order they were sent
+    assertThat(seen.get(9_999)).isEqualTo("m-9999");
+    assertThat(pages).isEqualTo(201); // 200 full pages, then an empty one ends it
+    assertThat(server.get("/queues?queue=q").body()).contains("<td>10,000</td>");
+  }
+
+  @Test
+  void aOneMebibyteMessagePayloadIsCutAndAHostileKeyIsFoundAndWithdrawn() throws Exception {
+    String big = "{\"blob\":\"" + "x".repeat(1 << 20) + "\"}";
+    String key = "ключ-\u0007-\u202E-<b>-\n";
+    messages(List.<String[]>of(new String[] {"big", big}, new String[] {key, "{\"n\":1}"}));
+    HttpResponse<String> page = server.get("/message?queue=q&key=big");
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.body().length()).isLessThan(20_000);
+    assertThat(page.body()).contains("cut for display: showing 4,096 of 1,048,587 characters");
+
+    String list = server.get("/queues?queue=q").body();
+    assertThat(list).contains("ключ-\\u{0007}-\\u{202E}-&lt;b&gt;-\\u{000A}");
+    String hostile = server.get("/message?queue=q&key=" + Pages.encode(key)).body();
+    assertThat(hostile).contains("&quot;n&quot;:1").doesNotContain("\u0007", "\u202E", "<b>");
+    String key64 = Base64.getUrlEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8));
+    assertThat(
+            server
+                .act(
+                    "/message?queue=q&key=" + Pages.encode(key),
+                    "/queues/withdraw",
+                    Map.of("queue64", "cQ==", "key64", key64))
+                .body())
+        .contains("Withdrew");
+    try (Connection c = connect();
+        ResultSet rs =
+            c.createStatement().executeQuery("SELECT message_key FROM onceonly_messages")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).isEqualTo("big");
+      assertThat(rs.next()).isFalse();
+    }
+  }
+
   @Test
   void tenThousandDeadLettersPageThroughWholeAndInOrder() throws Exception {
     List<Object[]> rows = new ArrayList<>();
