@@ -164,6 +164,31 @@ class DashboardContract extends ContractSupport {
   }
 
   @Test
+  void aBulkDeleteTakesOnlyTheFilteredSetAfterItsConfirmation() throws Exception {
+    start();
+    deadLetters("reports", 4, "timeout");
+    deadLetters("mail", 3, "timeout");
+    deadLetters("reports", 2, "bad-json");
+    serve(b -> b);
+    String list = server.get("/dead-letters").body();
+    assertThat(list).contains("At most 1,000 dead letters per action");
+    Map<String, String> ask =
+        Map.of("queue", "reports", "error", "timeout", "max", "1000", "action", "delete");
+    HttpResponse<String> review = server.act("/dead-letters", "/dead-letters/bulk", ask);
+    assertThat(review.body()).contains("This will delete", "4 dead letters");
+    assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters")).isEqualTo(9);
+    Map<String, String> confirmed = new java.util.HashMap<>(ask);
+    confirmed.put("confirm", "yes");
+    confirmed.put("csrf", DashboardServer.csrfOf(review.body()));
+    assertThat(server.post("/dead-letters/bulk", confirmed).body()).contains("Deleted 4 of 4");
+    assertThat(strings("SELECT queue FROM onceonly_dead_letters WHERE last_error = 'timeout'"))
+        .containsExactly("mail", "mail", "mail");
+    assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters WHERE queue = 'reports'"))
+        .isEqualTo(2);
+    assertThat(count("SELECT COUNT(*) FROM onceonly_messages")).isZero();
+  }
+
+  @Test
   void unknownOutcomesAreSettledWithTheirReasonStored() throws Exception {
     start();
     unknownClaim("done-1");
