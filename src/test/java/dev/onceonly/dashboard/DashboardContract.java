@@ -136,6 +136,15 @@ class DashboardContract extends ContractSupport {
         .satisfies(d -> assertThat(d.attempt()).isEqualTo(1));
   }
 
+  /** The fields of a bulk action's confirmation: the question's, confirmed, with its CSRF value. */
+  private static Map<String, String> confirmation(
+      Map<String, String> ask, HttpResponse<String> review) {
+    Map<String, String> confirmed = new java.util.HashMap<>(ask);
+    confirmed.put("confirm", "yes");
+    confirmed.put("csrf", DashboardServer.csrfOf(review.body()));
+    return confirmed;
+  }
+
   @Test
   void aBulkActionIsBoundedAndWaitsForItsConfirmation() throws Exception {
     start();
@@ -148,9 +157,7 @@ class DashboardContract extends ContractSupport {
     assertThat(review.body()).contains("This will requeue", "10 dead letters");
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters")).isEqualTo(15);
 
-    Map<String, String> confirmed = new java.util.HashMap<>(ask);
-    confirmed.put("confirm", "yes");
-    confirmed.put("csrf", DashboardServer.csrfOf(review.body()));
+    Map<String, String> confirmed = confirmation(ask, review);
     assertThat(server.post("/dead-letters/bulk", confirmed).body()).contains("Requeued 10 of 10");
     assertThat(count("SELECT COUNT(*) FROM onceonly_messages")).isEqualTo(10);
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters WHERE last_error = 'boom'"))
@@ -177,10 +184,8 @@ class DashboardContract extends ContractSupport {
     HttpResponse<String> review = server.act("/dead-letters", "/dead-letters/bulk", ask);
     assertThat(review.body()).contains("This will delete", "4 dead letters");
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters")).isEqualTo(9);
-    Map<String, String> confirmed = new java.util.HashMap<>(ask);
-    confirmed.put("confirm", "yes");
-    confirmed.put("csrf", DashboardServer.csrfOf(review.body()));
-    assertThat(server.post("/dead-letters/bulk", confirmed).body()).contains("Deleted 4 of 4");
+    assertThat(server.post("/dead-letters/bulk", confirmation(ask, review)).body())
+        .contains("Deleted 4 of 4");
     assertThat(strings("SELECT queue FROM onceonly_dead_letters WHERE last_error = 'timeout'"))
         .containsExactly("mail", "mail", "mail");
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters WHERE queue = 'reports'"))
