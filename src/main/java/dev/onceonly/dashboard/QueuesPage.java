@@ -30,8 +30,19 @@ final class QueuesPage {
     this.once = once;
   }
 
-  /** {@code /queues}: every queue's counts, then one queue's detail when {@code queue} is named. */
+  /**
+   * {@code /queues}: every queue's counts; with {@code queue} named, that queue alone (the counts
+   * of every queue take a scan of the whole table, which one queue's page does not need).
+   */
   String queues(View v) {
+    String queue = v.param("queue");
+    if (!queue.isEmpty()) {
+      Html h = new Html().raw("<h1>Queue ").text(queue).raw("</h1><p>");
+      h.link(v.base(), "/queues", "All queues").raw("</p>");
+      queue(h, v, queue);
+      findForm(h, v.base(), queue, "");
+      return h.toString();
+    }
     StoreStatus s = once.maintenance().status();
     Html h = new Html().raw("<h1>Queues</h1><table id=\"queues\"><tr><th>queue</th><th>due</th>");
     h.raw("<th>leased</th><th>delayed</th><th>depth</th><th>dead letters</th></tr>");
@@ -46,11 +57,7 @@ final class QueuesPage {
       h.td(Html.count(s.deadLetters().getOrDefault(name, 0L))).raw("</tr>");
     }
     h.raw("</table>");
-    findForm(h, v.base(), v.param("queue"), "");
-    String queue = v.param("queue");
-    if (!queue.isEmpty()) {
-      queue(h, v, queue);
-    }
+    findForm(h, v.base(), "", "");
     return h.toString();
   }
 
@@ -69,7 +76,7 @@ final class QueuesPage {
 
   private void queue(Html h, View v, String queue) {
     QueueBreakdown b = once.maintenance().queueBreakdown(queue, PARTITIONS);
-    h.raw("<h2>Queue ").text(queue).raw("</h2><p id=\"limits\">Limits in force: ");
+    h.raw("<p id=\"limits\">Limits in force: ");
     QueueLimits limits = once.queue().limits(queue);
     if (limits.none()) {
       h.raw("none declared by this instance");
@@ -83,14 +90,21 @@ final class QueuesPage {
       h.raw(" per partition");
     }
     h.raw(" (each instance's own settings; every instance should declare the same).</p>");
-    h.raw("<h3>By priority</h3><table id=\"by-priority\"><tr><th>priority</th><th>due</th>");
+    h.raw("<h2>By priority</h2><table id=\"by-priority\"><tr><th>priority</th><th>due</th>");
     h.raw("<th>leased</th><th>delayed</th><th>depth</th></tr>");
+    long[] total = new long[3];
     for (QueueBreakdown.PriorityGroup g : b.byPriority()) {
       h.raw("<tr>").td(g.priority());
       counts(h, g.counts());
       h.raw("</tr>");
+      total[0] += g.counts().due();
+      total[1] += g.counts().leased();
+      total[2] += g.counts().delayed();
     }
-    h.raw("</table><h3>By partition</h3><p>").text(Html.count(b.partitions()));
+    h.raw("<tr class=\"total\"><td>all</td>");
+    counts(h, new StoreStatus.QueueCounts(total[0], total[1], total[2]));
+    h.raw("</tr>");
+    h.raw("</table><h2>By partition</h2><p>").text(Html.count(b.partitions()));
     h.raw(b.partitions() > PARTITIONS ? " partitions; the deepest " + PARTITIONS : " partitions");
     h.raw("</p><table id=\"by-partition\"><tr><th>partition</th><th>due</th><th>leased</th>");
     h.raw("<th>delayed</th><th>depth</th></tr>");
@@ -105,7 +119,7 @@ final class QueuesPage {
   }
 
   private void leases(Html h, String queue) {
-    h.raw("<h3>Live leases</h3><table><tr><th>key</th><th>id</th><th>attempts</th>");
+    h.raw("<h2>Live leases</h2><table><tr><th>key</th><th>id</th><th>attempts</th>");
     h.raw("<th>lease until</th></tr>");
     for (Maintenance.LiveLease l : once.maintenance().liveLeases(queue, Pages.LISTED)) {
       h.raw("<tr>").td(l.key()).td(l.messageId()).td(l.attempts()).td(l.until()).raw("</tr>");
@@ -116,7 +130,7 @@ final class QueuesPage {
   private void messages(Html h, View v, String queue) {
     long after = number(v.param("after"), "after");
     List<MessageSummary> rows = once.maintenance().messages(queue, after, PAGE);
-    h.raw("<h3>Messages</h3><p>").text(after == 0 ? "From the first" : "After id " + after);
+    h.raw("<h2>Messages</h2><p>").text(after == 0 ? "From the first" : "After id " + after);
     h.raw(", in the order they were sent, ").text(PAGE).raw(" a page.</p>");
     h.raw("<table id=\"messages\"><tr><th>id</th><th>key</th><th>state</th><th>attempts</th>");
     h.raw("<th>next attempt</th><th>priority</th><th>partition</th></tr>");
