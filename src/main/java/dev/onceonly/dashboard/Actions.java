@@ -24,8 +24,8 @@ final class Actions {
   /** The longest reason stored with a decision on an unknown outcome. */
   static final int MAX_REASON = 500;
 
-  /** The dead letters a bulk action scans for its error filter. */
-  private static final int MAX_SCANNED = 10_000;
+  /** The dead letters a bulk action scans for its error filter, newest first. */
+  static final int MAX_SCANNED = 10_000;
 
   private final OnceOnly once;
   private final Reconciler reconciler;
@@ -45,6 +45,7 @@ final class Actions {
       case "/unknown/resolve" -> resolve(v);
       case "/schedules/pause" -> pause(v, true);
       case "/schedules/resume" -> pause(v, false);
+      case "/schedules/run" -> new SchedulesPage(once).runNow(v);
       case "/receipts/reconcile" -> reconcile();
       default -> throw new NotFound("no action at this path");
     };

@@ -243,7 +243,7 @@ public final class DashboardServlet extends HttpServlet {
       for (String name :
           new String[] {
             "queue", "key", "scope", "name", "outcome", "reason", "action", "error", "max",
-            "confirm"
+            "confirm", "slot"
           }) {
         String value = exact(name);
         if (!value.isEmpty()) {

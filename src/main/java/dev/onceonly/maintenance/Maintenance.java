@@ -126,6 +126,51 @@ public interface Maintenance {
   List<LiveLease> liveLeases(String queue, int limit);
 
   /**
+   * Counts one queue's messages by priority and by partition, in one read transaction at this
+   * instance's clock: for each group its due, leased and delayed messages, as {@link #status()}
+   * counts the whole queue. The limits in force are the queue's to say: {@link
+   * dev.onceonly.queue.JobQueue#limits}.
+   *
+   * @param queue the queue's name
+   * @param partitions the most partition groups to return, the deepest first, 1 to {@link
+   *     #MAX_BATCH}; {@link QueueBreakdown#partitions()} counts them all
+   * @return the counts; empty lists for a queue without messages
+   * @throws IllegalArgumentException if {@code partitions} is out of bounds
+   * @throws UnsupportedOperationException on a database that does not carry the job queue (MariaDB)
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  QueueBreakdown queueBreakdown(String queue, int partitions);
+
+  /**
+   * Finds the message of one key that waits in a queue or is in flight, with its payload, attempts,
+   * lease and next attempt, at this instance's clock. The key is matched exactly, whatever
+   * characters it holds, so a message written by another writer is found too.
+   *
+   * @param queue the queue's name
+   * @param key the message's key
+   * @return the message, or empty when none of that key waits or is in flight (acknowledged,
+   *     withdrawn, dead-lettered, or never sent)
+   * @throws UnsupportedOperationException on a database that does not carry the job queue (MariaDB)
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  Optional<QueuedMessage> findMessage(String queue, String key);
+
+  /**
+   * Lists one page of a queue's messages that wait or are in flight, in the order they were sent
+   * (by id), without their payloads: those with an id above {@code afterId}. Pages are keyed by id,
+   * so a message sent or acknowledged between two reads neither shifts nor repeats the others.
+   *
+   * @param queue the queue's name
+   * @param afterId the last id of the previous page, 0 for the first page
+   * @param limit the most to return, 1 to {@link #MAX_BATCH}
+   * @return the messages, by id
+   * @throws IllegalArgumentException if {@code afterId} is negative or {@code limit} out of bounds
+   * @throws UnsupportedOperationException on a database that does not carry the job queue (MariaDB)
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  List<MessageSummary> messages(String queue, long afterId, int limit);
+
+  /**
    * Reads the schema version recorded in the database, without creating or changing anything.
    *
    * @return the version found (0 when there is no schema under this prefix) and the version this
@@ -252,6 +297,47 @@ public interface Maintenance {
     public PerMinute {
       Objects.requireNonNull(start, "start");
       counts = List.copyOf(counts);
+    }
+  }
+
+  /**
+   * A message as {@link #messages} lists it.
+   *
+   * @param queue its queue
+   * @param key its key
+   * @param id its id in the queue table
+   * @param state due, leased or delayed, at the store's clock when it was read
+   * @param attempts how many deliveries it had
+   * @param nextAttemptAt when it is due: the end of its lease while leased
+   * @param priority its priority
+   * @param partition its partition, or {@code null} for none
+   */
+  record MessageSummary(
+      String queue,
+      String key,
+      long id,
+      QueuedMessage.State state,
+      int attempts,
+      Instant nextAttemptAt,
+      int priority,
+      String partition) {
+    /**
+     * Refuses nulls other than the partition.
+     *
+     * @param queue its queue
+     * @param key its key
+     * @param id its id in the queue table
+     * @param state due, leased or delayed
+     * @param attempts how many deliveries it had
+     * @param nextAttemptAt when it is due
+     * @param priority its priority
+     * @param partition its partition, or {@code null} for none
+     */
+    public MessageSummary {
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(state, "state");
+      Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
     }
   }
 

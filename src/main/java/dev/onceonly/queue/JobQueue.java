@@ -308,6 +308,14 @@ public interface JobQueue {
   boolean requeue(String queue, String key);
 
   /**
+   * Returns the concurrency limits this instance declared for a queue.
+   *
+   * @param queue the queue's name
+   * @return the limits, empty where none is declared
+   */
+  QueueLimits limits(String queue);
+
+  /**
    * Counts the messages of a queue that wait or are in flight.
    *
    * @param queue the queue's name

@@ -1,5 +1,6 @@
 package dev.onceonly.queue;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -23,6 +24,9 @@ import java.util.Optional;
  * nothing firing follow the spec's {@link CatchUp} policy.
  */
 public interface Schedules {
+  /** The most slots {@link #upcoming} returns. */
+  int MAX_UPCOMING = 100;
+
   /**
    * Registers a schedule unless one of that name is stored: same queue, spec and payload answer
    * {@link ScheduleResult.Status#UNCHANGED}; another answers {@link ScheduleResult.Status#CONFLICT}
@@ -88,6 +92,36 @@ public interface Schedules {
 
   /** {@return every schedule, by name} */
   List<Schedule> list();
+
+  /**
+   * Lists a schedule's next slots, from its stored next slot on, computed by the same slot
+   * arithmetic that fires it (a cron expression's slots in its zone, with its rule for
+   * daylight-saving gaps and overlaps). A paused schedule has none: its next slot is chosen when it
+   * resumes. A fixed delay has at most one, as each run waits for the one before it to leave.
+   *
+   * @param name the schedule's name
+   * @param max the most slots to return, 1 to {@value #MAX_UPCOMING}
+   * @return the slots, oldest first; empty for no such schedule
+   * @throws IllegalArgumentException if {@code max} is out of bounds
+   */
+  List<Instant> upcoming(String name, int max);
+
+  /**
+   * Runs a schedule's next slot now, once. "Now" means: the run of {@code slot} (the message {@link
+   * Schedule#runKey name&#64;slot}, named by its slot, not by the clock) is sent due now instead of
+   * at the slot's time, and the schedule's next slot moves past it in the same write transaction,
+   * so the slot is not fired again when its time comes. It happens only if {@code slot} is still
+   * the schedule's next slot when the transaction runs, a compare-and-set like firing's: pressing
+   * twice, two operators at once, or a receiver firing the same slot meanwhile send one run of it.
+   * A paused schedule runs nothing.
+   *
+   * @param name the schedule's name
+   * @param slot the slot the caller saw as next ({@link Schedule#nextRun()})
+   * @return the send ({@link SendResult.Status#REPEATED} if a run of that key was still queued), or
+   *     empty when {@code slot} is not the schedule's next slot any more (run already, paused,
+   *     changed or deleted), and nothing was written
+   */
+  Optional<SendResult> runNow(String name, Instant slot);
 
   /**
    * Fires the due slots of every schedule, each schedule in a transaction of its own, and returns

@@ -30,6 +30,10 @@ import org.eclipse.jetty.server.ServerConnector;
  * average ({@code /proc/loadavg}) is printed with each round, and the figure is the median of each
  * side and their ratio.
  *
+ * <p>With {@code page=queue}, the page measured is one queue's ({@code /queues?queue=queue-a}: its
+ * counts by priority and partition and its first page of messages) and the peer is one raw {@code
+ * SELECT priority, COUNT(*) ... WHERE queue = 'queue-a' GROUP BY priority}.
+ *
  * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
  * -Dbench.main=dev.onceonly.bench.DashboardBenchMain -Dbench.args="n=1000000 rounds=5"}.
  */
@@ -39,11 +43,14 @@ public final class DashboardBenchMain {
   public static void main(String[] args) throws Exception {
     int n = 1_000_000;
     int rounds = 5;
+    boolean queuePage = false;
     for (String a : args) {
       if (a.startsWith("n=")) {
         n = Integer.parseInt(a.substring(2));
       } else if (a.startsWith("rounds=")) {
         rounds = Integer.parseInt(a.substring(7));
+      } else if (a.equals("page=queue")) {
+        queuePage = true;
       }
     }
     Path dir = Files.createTempDirectory("dashboard-bench");
@@ -65,19 +72,26 @@ public final class DashboardBenchMain {
       server.start();
       try (Connection raw = DriverManager.getConnection(url)) {
         HttpClient client = HttpClient.newHttpClient();
-        URI overview = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/ops/");
+        String path = queuePage ? "/ops/queues?queue=queue-a" : "/ops/";
+        URI overview = URI.create("http://127.0.0.1:" + connector.getLocalPort() + path);
+        String expect = queuePage ? "By priority" : "Overview";
+        String peerSql =
+            queuePage
+                ? "SELECT priority, COUNT(*) FROM onceonly_messages WHERE queue = 'queue-a'"
+                    + " GROUP BY priority"
+                : "SELECT queue, COUNT(*) FROM onceonly_messages GROUP BY queue";
         List<Double> page = new ArrayList<>();
         List<Double> peer = new ArrayList<>();
-        overview(client, overview); // warm-up of both sides
-        peer(raw);
+        overview(client, overview, expect); // warm-up of both sides
+        peer(raw, peerSql);
         for (int r = 0; r < rounds; r++) {
-          page.add(overview(client, overview));
-          peer.add(peer(raw));
-          peer.add(peer(raw));
-          page.add(overview(client, overview));
+          page.add(overview(client, overview, expect));
+          peer.add(peer(raw, peerSql));
+          peer.add(peer(raw, peerSql));
+          page.add(overview(client, overview, expect));
           System.out.printf(
               Locale.ROOT,
-              "round %d: overview %.1f ms, %.1f ms; peer %.1f ms, %.1f ms; load %s%n",
+              "round %d: page %.1f ms, %.1f ms; peer %.1f ms, %.1f ms; load %s%n",
               r + 1,
               page.get(page.size() - 2),
               page.get(page.size() - 1),
@@ -89,8 +103,9 @@ public final class DashboardBenchMain {
         double q = median(peer);
         System.out.printf(
             Locale.ROOT,
-            "%,d messages: overview median %.1f ms, raw GROUP BY count median %.1f ms, ratio %.2f%n",
+            "%,d messages: %s median %.1f ms, raw GROUP BY count median %.1f ms, ratio %.2f%n",
             n,
+            path,
             p,
             q,
             p / q);
@@ -128,23 +143,22 @@ public final class DashboardBenchMain {
     System.out.println("messages counted by the store: " + once.maintenance().status().messages());
   }
 
-  private static double overview(HttpClient client, URI uri) throws Exception {
+  private static double overview(HttpClient client, URI uri, String expect) throws Exception {
     long t = System.nanoTime();
     HttpResponse<String> r =
         client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
     double ms = (System.nanoTime() - t) / 1e6;
-    if (r.statusCode() != 200 || !r.body().contains("Overview")) {
-      throw new IllegalStateException("overview answered " + r.statusCode());
+    if (r.statusCode() != 200 || !r.body().contains(expect)) {
+      throw new IllegalStateException(uri + " answered " + r.statusCode());
     }
     return ms;
   }
 
-  private static double peer(Connection raw) throws Exception {
+  private static double peer(Connection raw, String sql) throws Exception {
     long t = System.nanoTime();
     long total = 0;
     try (Statement s = raw.createStatement();
-        ResultSet rs =
-            s.executeQuery("SELECT queue, COUNT(*) FROM onceonly_messages GROUP BY queue")) {
+        ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         total += rs.getLong(2);
       }

@@ -57,6 +57,12 @@ class MariaDbDialectTest {
       assertThatThrownBy(once::externalEffects).isInstanceOf(UnsupportedOperationException.class);
       assertThatThrownBy(() -> once.externalEffects(RetryPolicy.defaults()))
           .isInstanceOf(UnsupportedOperationException.class);
+      assertThatThrownBy(() -> once.maintenance().queueBreakdown("q", 10))
+          .isInstanceOf(UnsupportedOperationException.class);
+      assertThatThrownBy(() -> once.maintenance().findMessage("q", "k"))
+          .isInstanceOf(UnsupportedOperationException.class);
+      assertThatThrownBy(() -> once.maintenance().messages("q", 0, 10))
+          .isInstanceOf(UnsupportedOperationException.class);
     }
     assertThat(db.strings("SELECT queue FROM onceonly_messages")).isEmpty();
   }

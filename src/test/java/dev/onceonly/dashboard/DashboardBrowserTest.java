@@ -186,6 +186,27 @@ class DashboardBrowserTest {
   }
 
   @Test
+  void aMessageFoundByKeyInTheBrowserIsWithdrawn() throws Exception {
+    once.queue().send("mail", "m-1", Map.of("to", "ana"));
+    once.queue().send("mail", "m-2", Map.of("to", "ben"));
+    browser.get(server.url("/queues"));
+    WebElement find = browser.findElement(By.id("find"));
+    find.findElement(By.name("queue")).sendKeys("mail");
+    find.findElement(By.name("key")).sendKeys("m-2");
+    find.findElement(By.tagName("button")).click();
+    assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Message");
+    assertThat(browser.findElement(By.id("message")).getText()).contains("m-2", "ben", "DUE");
+    screenshot("message.png");
+    browser.findElement(By.id("withdraw")).click();
+    assertThat(browser.findElement(By.className("done")).getText()).contains("Withdrew");
+    assertThat(strings("SELECT message_key FROM onceonly_messages")).containsExactly("m-1");
+    assertThat(consoleErrors()).isEmpty();
+    browser.get(server.url("/message?queue=mail&key=m-2"));
+    assertThat(browser.findElement(By.tagName("main")).getText()).contains("no message");
+    consoleErrors(); // the 404 of a message no longer there
+  }
+
+  @Test
   void anUnknownOutcomeResolvedInTheBrowserIsSettled() throws Exception {
     IntentKey key = IntentKey.of("u-1", "charge-7");
     Claim claim =

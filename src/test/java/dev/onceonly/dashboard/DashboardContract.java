@@ -1,5 +1,6 @@
 package dev.onceonly.dashboard;
 
+import static java.time.format.DateTimeFormatter.ISO_OFFSET_DATE_TIME;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.IntentKey;
@@ -10,9 +11,15 @@ import dev.onceonly.external.ClaimOutcome;
 import dev.onceonly.external.Failure;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.IntentMessage;
+import dev.onceonly.queue.Message;
+import dev.onceonly.queue.QueueResult;
+import dev.onceonly.queue.Schedule;
 import dev.onceonly.queue.ScheduleSpec;
+import dev.onceonly.testing.Race;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
@@ -295,6 +302,15 @@ class DashboardContract extends ContractSupport {
         .satisfies(d -> assertThat(d.attempt()).isEqualTo(1));
   }
 
+  /** The fields of a bulk action's confirmation: the question's, confirmed, with its CSRF value. */
+  private static Map<String, String> confirmation(
+      Map<String, String> ask, HttpResponse<String> review) {
+    Map<String, String> confirmed = new java.util.HashMap<>(ask);
+    confirmed.put("confirm", "yes");
+    confirmed.put("csrf", DashboardServer.csrfOf(review.body()));
+    return confirmed;
+  }
+
   @Test
   void aBulkActionIsBoundedAndWaitsForItsConfirmation() throws Exception {
     start();
@@ -307,9 +323,7 @@ class DashboardContract extends ContractSupport {
     assertThat(review.body()).contains("This will requeue", "10 dead letters");
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters")).isEqualTo(15);
 
-    Map<String, String> confirmed = new java.util.HashMap<>(ask);
-    confirmed.put("confirm", "yes");
-    confirmed.put("csrf", DashboardServer.csrfOf(review.body()));
+    Map<String, String> confirmed = confirmation(ask, review);
     assertThat(server.post("/dead-letters/bulk", confirmed).body()).contains("Requeued 10 of 10");
     assertThat(count("SELECT COUNT(*) FROM onceonly_messages")).isEqualTo(10);
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters WHERE last_error = 'boom'"))
@@ -320,6 +334,29 @@ class DashboardContract extends ContractSupport {
     tooMany.put("max", "1001");
     assertThat(server.post("/dead-letters/bulk", tooMany).statusCode()).isEqualTo(400);
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters")).isEqualTo(5);
+  }
+
+  @Test
+  void aBulkDeleteTakesOnlyTheFilteredSetAfterItsConfirmation() throws Exception {
+    start();
+    deadLetters("reports", 4, "timeout");
+    deadLetters("mail", 3, "timeout");
+    deadLetters("reports", 2, "bad-json");
+    serve(b -> b);
+    String list = server.get("/dead-letters").body();
+    assertThat(list).contains("At most 1,000 dead letters per action");
+    Map<String, String> ask =
+        Map.of("queue", "reports", "error", "timeout", "max", "1000", "action", "delete");
+    HttpResponse<String> review = server.act("/dead-letters", "/dead-letters/bulk", ask);
+    assertThat(review.body()).contains("This will delete", "4 dead letters");
+    assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters")).isEqualTo(9);
+    assertThat(server.post("/dead-letters/bulk", confirmation(ask, review)).body())
+        .contains("Deleted 4 of 4");
+    assertThat(strings("SELECT queue FROM onceonly_dead_letters WHERE last_error = 'timeout'"))
+        .containsExactly("mail", "mail", "mail");
+    assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters WHERE queue = 'reports'"))
+        .isEqualTo(2);
+    assertThat(count("SELECT COUNT(*) FROM onceonly_messages")).isZero();
   }
 
   @Test
@@ -355,8 +392,84 @@ class DashboardContract extends ContractSupport {
     assertThat(strings("SELECT paused FROM onceonly_schedules")).containsExactly("1");
     server.act("/schedules", "/schedules/resume", Map.of("name", "nightly"));
     assertThat(strings("SELECT paused FROM onceonly_schedules")).containsExactly("0");
-    server.act("/queues", "/queues/withdraw", Map.of("queue", "mail", "key", "m-1"));
+    server.act(
+        "/message?queue=mail&key=m-1", "/queues/withdraw", Map.of("queue", "mail", "key", "m-1"));
     assertThat(count("SELECT COUNT(*) FROM onceonly_messages")).isZero();
+  }
+
+  @Test
+  void aQueueShowsItsPrioritiesPartitionsLimitsAndMessages() throws Exception {
+    start(b -> b.concurrencyLimit("jobs", 4).concurrencyLimitPerPartition("jobs", 2));
+    once.queue().send(Message.of("jobs", "j-1", Map.of()).priority(5).partition("tenant-a"));
+    once.queue().send(Message.of("jobs", "j-2", Map.of()).priority(5).partition("tenant-a"));
+    once.queue().send(Message.of("jobs", "j-3", Map.of()).priority(-2));
+    once.queue()
+        .send(Message.of("jobs", "j-4", Map.of()).deliverAt(clock.instant().plusSeconds(60)));
+    assertThat(once.queue().receive("jobs", 1, LEASE)).hasSize(1);
+    serve(b -> b);
+    String page = server.get("/queues?queue=jobs").body();
+    assertThat(page)
+        .contains("at most 4 leased at once; at most 2 per partition")
+        .contains("<tr><td>5</td><td>1</td><td>1</td><td>0</td><td>2</td></tr>")
+        .contains("<tr><td>-2</td><td>1</td><td>0</td><td>0</td><td>1</td></tr>")
+        .contains("<tr><td>0</td><td>0</td><td>0</td><td>1</td><td>1</td></tr>")
+        .contains("<tr><td>(none)</td><td>1</td><td>0</td><td>1</td><td>2</td></tr>")
+        .contains("<tr><td>tenant-a</td><td>1</td><td>1</td><td>0</td><td>2</td></tr>")
+        .contains("key=j-4\">j-4</a>");
+    assertThat(server.get("/queues?queue=free").body()).contains("none declared");
+    assertThat(server.get("/queues?queue=jobs&after=-1").statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  void aMessageIsFoundByKeyAndWithdrawn() throws Exception {
+    start();
+    once.queue().send(Message.of("mail", "m-1", Map.of("to", "ana")).partition("t-9"));
+    once.queue().send("mail", "m-2", Map.of("to", "ben"));
+    Delivery d = once.queue().receive("mail", 1, LEASE).get(0);
+    serve(b -> b);
+    String page = server.get("/message?queue=mail&key=m-1").body();
+    assertThat(page)
+        .contains("LEASED", "&quot;to&quot;:&quot;ana&quot;", "t-9")
+        .contains("lease number " + d.lease().fence())
+        .contains(d.lease().expiresAt().toString());
+    HttpResponse<String> done =
+        server.act(
+            "/message?queue=mail&key=m-1",
+            "/queues/withdraw",
+            Map.of("queue", "mail", "key", "m-1"));
+    assertThat(done.body()).contains("Withdrew");
+    assertThat(strings("SELECT message_key FROM onceonly_messages")).containsExactly("m-2");
+    assertThat(once.queue().ack(d.lease())).isInstanceOf(QueueResult.LeaseLost.class);
+    assertThat(server.get("/message?queue=mail&key=m-1").statusCode()).isEqualTo(404);
+    assertThat(server.get("/message?queue=mail").statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  void theSchedulesPageShowsTheNextSlotsAndRunsOneNowOnce() throws Exception {
+    start();
+    ZoneId madrid = ZoneId.of("Europe/Madrid");
+    once.schedules().register("nightly", "reports", ScheduleSpec.cron("0 6 * * *", madrid), 1);
+    List<Instant> slots = once.schedules().upcoming("nightly", SchedulesPage.SLOTS);
+    serve(b -> b);
+    String page = server.get("/schedules").body();
+    for (Instant slot : slots) {
+      assertThat(page).contains(ISO_OFFSET_DATE_TIME.format(slot.atZone(madrid)));
+    }
+    assertThat(page).contains("Europe/Madrid", "none yet");
+    String csrf = DashboardServer.csrfOf(page);
+    Map<String, String> press =
+        Map.of("name", "nightly", "slot", slots.get(0).toString(), "csrf", csrf);
+    List<String> answers = Race.run(8, t -> () -> server.post("/schedules/run", press).body());
+    assertThat(answers.stream().filter(a -> a.contains("Sent now"))).hasSize(1);
+    assertThat(answers.stream().filter(a -> a.contains("no longer the next"))).hasSize(7);
+    assertThat(strings("SELECT message_key FROM onceonly_messages"))
+        .containsExactly(Schedule.runKey("nightly", slots.get(0)));
+    assertThat(strings("SELECT " + millis("next_run") + " FROM onceonly_schedules"))
+        .containsExactly(String.valueOf(slots.get(1).toEpochMilli()));
+    assertThat(server.get("/schedules").body()).contains("its message: DUE");
+    Map<String, String> bad = Map.of("name", "nightly", "slot", "tomorrow", "csrf", csrf);
+    assertThat(server.post("/schedules/run", bad).statusCode()).isEqualTo(400);
+    assertThat(count("SELECT COUNT(*) FROM onceonly_messages")).isOne();
   }
 
   @Test

@@ -7,6 +7,8 @@ import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.maintenance.Audit;
 import dev.onceonly.maintenance.Maintenance;
+import dev.onceonly.maintenance.QueueBreakdown;
+import dev.onceonly.maintenance.QueuedMessage;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.maintenance.StoreStatus.PendingIntent;
 import dev.onceonly.maintenance.StoreStatus.QueueCounts;
@@ -38,6 +40,7 @@ public final class SqlMaintenance implements Maintenance {
   private final Migrator migrator;
   private final String description;
   private final MaintenanceStatements sql;
+  private final QueueInspection queues;
 
   /**
    * Creates the maintenance view of one store.
@@ -62,6 +65,7 @@ public final class SqlMaintenance implements Maintenance {
     this.migrator = migrator;
     this.description = description;
     this.sql = new MaintenanceStatements(prefix);
+    this.queues = new QueueInspection(database, prefix);
   }
 
   @Override
@@ -301,6 +305,33 @@ public final class SqlMaintenance implements Maintenance {
       }
     }
     return out;
+  }
+
+  @Override
+  public QueueBreakdown queueBreakdown(String queue, int partitions) {
+    Objects.requireNonNull(queue, "queue");
+    checkBatch("partitions", partitions);
+    database.sql().requirePiece("the job queue");
+    return queues.breakdown(queue, clock.instant(), partitions);
+  }
+
+  @Override
+  public Optional<QueuedMessage> findMessage(String queue, String key) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(key, "key");
+    database.sql().requirePiece("the job queue");
+    return queues.find(queue, key, clock.instant());
+  }
+
+  @Override
+  public List<MessageSummary> messages(String queue, long afterId, int limit) {
+    Objects.requireNonNull(queue, "queue");
+    checkBatch("limit", limit);
+    if (afterId < 0) {
+      throw new IllegalArgumentException("afterId must be >= 0: " + afterId);
+    }
+    database.sql().requirePiece("the job queue");
+    return queues.page(queue, afterId, limit, clock.instant());
   }
 
   @Override

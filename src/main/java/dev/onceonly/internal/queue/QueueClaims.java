@@ -5,6 +5,7 @@ import dev.onceonly.internal.dialect.InstantColumns;
 import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Lease;
+import dev.onceonly.queue.QueueLimits;
 import dev.onceonly.queue.RetryPolicy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,6 +18,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -78,6 +80,15 @@ final class QueueClaims {
   /** {@return whether {@code queue} has a concurrency limit, per queue or per partition} */
   boolean limited(String queue) {
     return limits.containsKey(queue) || partitionLimits.containsKey(queue);
+  }
+
+  /** {@return the limits declared for {@code queue}} */
+  QueueLimits limits(String queue) {
+    Integer all = limits.get(queue);
+    Integer each = partitionLimits.get(queue);
+    return new QueueLimits(
+        all == null ? OptionalInt.empty() : OptionalInt.of(all),
+        each == null ? OptionalInt.empty() : OptionalInt.of(each));
   }
 
   /**

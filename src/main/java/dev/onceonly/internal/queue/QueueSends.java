@@ -48,8 +48,8 @@ final class QueueSends {
 
   Prepared prepare(Message message) {
     Objects.requireNonNull(message, "message");
-    SqlJobQueue.check("queue", message.queue(), SqlJobQueue.QUEUE);
-    SqlJobQueue.check("key", message.key(), SqlJobQueue.KEY);
+    QueueNames.check("queue", message.queue(), QueueNames.QUEUE);
+    QueueNames.check("key", message.key(), QueueNames.KEY);
     JsonNode tree = core.requests().toTree(message.payload(), "payload");
     byte[] canonical = core.requests().canonicalizer().canonicalize(tree);
     return new Prepared(

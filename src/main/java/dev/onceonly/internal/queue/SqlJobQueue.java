@@ -1,8 +1,11 @@
 package dev.onceonly.internal.queue;
 
+import static dev.onceonly.internal.queue.QueueNames.QUEUE;
+import static dev.onceonly.internal.queue.QueueNames.check;
+import static dev.onceonly.internal.queue.QueueNames.checkExisting;
+
 import dev.onceonly.Bounds;
 import dev.onceonly.Effect;
-import dev.onceonly.InvalidRequestException;
 import dev.onceonly.events.Events;
 import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.internal.db.Database;
@@ -17,6 +20,7 @@ import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Lease;
 import dev.onceonly.queue.Message;
+import dev.onceonly.queue.QueueLimits;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.SendConflictException;
@@ -38,13 +42,9 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
 
 /** The {@link JobQueue} on SQL. */
 public final class SqlJobQueue implements JobQueue {
-  static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
-  static final Pattern KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@/-]{0,299}");
-
   private final StoreContext core;
   private final QueueStatements sql;
   private final InstantColumns times;
@@ -158,12 +158,6 @@ public final class SqlJobQueue implements JobQueue {
     SendResult result = sends.insert(c, QueueSends.stored(message, canonicalPayload), null);
     fireIfSent(result);
     return result;
-  }
-
-  static void check(String field, String value, Pattern pattern) {
-    if (value == null || !pattern.matcher(value).matches()) {
-      throw new InvalidRequestException(field, "must match " + pattern.pattern());
-    }
   }
 
   @Override
@@ -579,7 +573,7 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public boolean withdraw(String queue, String key) {
     check("queue", queue, QUEUE);
-    check("key", key, KEY);
+    checkExisting(key);
     return core.database().writeOrJoin(c -> withdrawIn(c, queue, key));
   }
 
@@ -587,7 +581,7 @@ public final class SqlJobQueue implements JobQueue {
   public boolean withdraw(Connection transaction, String queue, String key) {
     Objects.requireNonNull(transaction, "transaction");
     check("queue", queue, QUEUE);
-    check("key", key, KEY);
+    checkExisting(key);
     return core.database().join(transaction, c -> withdrawIn(c, queue, key));
   }
 
@@ -735,19 +729,25 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public Optional<DeadLetter> findDeadLetter(String queue, String key) {
     check("queue", queue, QUEUE);
-    check("key", key, KEY);
+    checkExisting(key);
     return dead.find(queue, key);
   }
 
   @Override
   public boolean requeue(String queue, String key) {
     check("queue", queue, QUEUE);
-    check("key", key, KEY);
+    checkExisting(key);
     boolean moved = dead.requeue(queue, key);
     if (moved) {
       signals.fire(queue);
     }
     return moved;
+  }
+
+  @Override
+  public QueueLimits limits(String queue) {
+    check("queue", queue, QUEUE);
+    return claims.limits(queue);
   }
 
   @Override

@@ -85,7 +85,7 @@ final class SqlSchedules implements Schedules {
     if (name == null || !NAME.matcher(name).matches()) {
       throw new InvalidRequestException("name", "must match " + NAME.pattern());
     }
-    SqlJobQueue.check("queue", queueName, SqlJobQueue.QUEUE);
+    QueueNames.check("queue", queueName, QueueNames.QUEUE);
     Objects.requireNonNull(spec, "spec");
     ScheduleSlots.check(spec);
     byte[] canonical =
@@ -270,6 +270,71 @@ final class SqlSchedules implements Schedules {
                 return rows(ps).stream().map(Stored::schedule).toList();
               }
             });
+  }
+
+  @Override
+  public List<Instant> upcoming(String name, int max) {
+    if (max < 1 || max > MAX_UPCOMING) {
+      throw new IllegalArgumentException("max must be between 1 and " + MAX_UPCOMING + ": " + max);
+    }
+    Optional<Stored> stored = core.database().read(c -> findStored(c, name));
+    List<Instant> out = new ArrayList<>();
+    Optional<Instant> slot = stored.flatMap(s -> s.schedule().nextRun());
+    while (slot.isPresent() && out.size() < max) {
+      out.add(slot.get());
+      slot = ScheduleSlots.after(stored.get().schedule().spec(), stored.get().anchor(), slot.get());
+    }
+    return out;
+  }
+
+  @Override
+  public Optional<SendResult> runNow(String name, Instant slot) {
+    Objects.requireNonNull(slot, "slot");
+    List<OnceOnlyEvent.ScheduleFired> fired = new ArrayList<>();
+    Optional<SendResult> sent =
+        core.database()
+            .write(
+                c -> {
+                  fired.clear(); // a transaction run again starts over
+                  Optional<Stored> stored = findStored(c, name);
+                  if (stored.isEmpty()
+                      || !stored.get().schedule().nextRun().equals(Optional.of(slot))) {
+                    return Optional.empty();
+                  }
+                  return runSlot(c, stored.get(), slot, fired);
+                });
+    publish(fired);
+    known.clear();
+    return sent;
+  }
+
+  /** Sends the run of {@code slot}, the schedule's next, if no one moved the schedule on first. */
+  private Optional<SendResult> runSlot(
+      Connection c, Stored stored, Instant slot, List<OnceOnlyEvent.ScheduleFired> fired)
+      throws SQLException {
+    Schedule s = stored.schedule();
+    Long next =
+        ScheduleSlots.after(s.spec(), stored.anchor(), slot)
+            .map(Instant::toEpochMilli)
+            .orElse(null);
+    String key = Schedule.runKey(s.name(), slot);
+    try (PreparedStatement ps = c.prepareStatement(sql.advance)) {
+      times.setNullable(ps, 1, next);
+      times.set(ps, 2, slot.toEpochMilli());
+      ps.setString(3, key);
+      times.set(ps, 4, core.clock().millis());
+      ps.setString(5, s.name());
+      times.set(ps, 6, slot.toEpochMilli());
+      if (ps.executeUpdate() != 1) {
+        return Optional.empty(); // fired or run by another transaction first
+      }
+    }
+    SendResult result =
+        queue.insertStored(c, Message.of(s.queue(), key, s.payload()), s.payload().toString());
+    if (result.status() == SendResult.Status.SENT) {
+      fired.add(new OnceOnlyEvent.ScheduleFired(s.name(), s.queue(), slot));
+    }
+    return Optional.of(result);
   }
 
   /** A schedule with the columns only firing needs. */

@@ -1,0 +1,213 @@
+package dev.onceonly.dashboard;
+
+import dev.onceonly.OnceOnly;
+import dev.onceonly.dashboard.DashboardServlet.NotFound;
+import dev.onceonly.dashboard.DashboardServlet.View;
+import dev.onceonly.maintenance.Maintenance;
+import dev.onceonly.maintenance.Maintenance.MessageSummary;
+import dev.onceonly.maintenance.QueueBreakdown;
+import dev.onceonly.maintenance.QueuedMessage;
+import dev.onceonly.maintenance.StoreStatus;
+import dev.onceonly.queue.QueueLimits;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * The Queues pages: every queue's counts; one queue by priority and partition with its limits, its
+ * live leases and its messages a page at a time; one message found by key, which may be withdrawn.
+ */
+final class QueuesPage {
+  /** Messages per page of one queue. */
+  static final int PAGE = 50;
+
+  /** The most partitions one queue's page lists, the deepest first. */
+  static final int PARTITIONS = 50;
+
+  private final OnceOnly once;
+
+  QueuesPage(OnceOnly once) {
+    this.once = once;
+  }
+
+  /**
+   * {@code /queues}: every queue's counts; with {@code queue} named, that queue alone (the counts
+   * of every queue take a scan of the whole table, which one queue's page does not need).
+   */
+  String queues(View v) {
+    String queue = v.param("queue");
+    if (!queue.isEmpty()) {
+      Html h = new Html().raw("<h1>Queue ").text(queue).raw("</h1><p>");
+      h.link(v.base(), "/queues", "All queues").raw("</p>");
+      queue(h, v, queue);
+      findForm(h, v.base(), queue, "");
+      return h.toString();
+    }
+    StoreStatus s = once.maintenance().status();
+    Html h = new Html().raw("<h1>Queues</h1><table id=\"queues\"><tr><th>queue</th><th>due</th>");
+    h.raw("<th>leased</th><th>delayed</th><th>depth</th><th>dead letters</th></tr>");
+    SortedSet<String> names = new TreeSet<>(s.messages().keySet());
+    names.addAll(s.deadLetters().keySet());
+    for (String name : names) {
+      StoreStatus.QueueCounts c =
+          s.messages().getOrDefault(name, new StoreStatus.QueueCounts(0, 0, 0));
+      h.raw("<tr><td><a href=\"").text(v.base() + "/queues?queue=" + Pages.encode(name));
+      h.raw("\">").text(name).raw("</a></td>");
+      counts(h, c);
+      h.td(Html.count(s.deadLetters().getOrDefault(name, 0L))).raw("</tr>");
+    }
+    h.raw("</table>");
+    findForm(h, v.base(), "", "");
+    return h.toString();
+  }
+
+  private static void counts(Html h, StoreStatus.QueueCounts c) {
+    h.td(Html.count(c.due())).td(Html.count(c.leased())).td(Html.count(c.delayed()));
+    h.td(Html.count(c.due() + c.later()));
+  }
+
+  private static void findForm(Html h, String base, String queue, String key) {
+    h.raw("<h2>Find a message by key</h2><form method=\"get\" id=\"find\" action=\"");
+    h.text(base + "/message").raw("\">");
+    h.raw("<label>queue <input name=\"queue\" required value=\"").text(queue);
+    h.raw("\"></label> <label>key <input name=\"key\" required value=\"").text(key);
+    h.raw("\"></label> <button>Find</button></form>");
+  }
+
+  private void queue(Html h, View v, String queue) {
+    QueueBreakdown b = once.maintenance().queueBreakdown(queue, PARTITIONS);
+    h.raw("<p id=\"limits\">Limits in force: ");
+    QueueLimits limits = once.queue().limits(queue);
+    if (limits.none()) {
+      h.raw("none declared by this instance");
+    } else {
+      h.text(limits.maxLeased().isPresent() ? "at most " + limits.maxLeased().getAsInt() : "no");
+      h.raw(" leased at once; ");
+      h.text(
+          limits.maxLeasedPerPartition().isPresent()
+              ? "at most " + limits.maxLeasedPerPartition().getAsInt()
+              : "no limit");
+      h.raw(" per partition");
+    }
+    h.raw(" (each instance's own settings; every instance should declare the same).</p>");
+    h.raw("<h2>By priority</h2><table id=\"by-priority\"><tr><th>priority</th><th>due</th>");
+    h.raw("<th>leased</th><th>delayed</th><th>depth</th></tr>");
+    long[] total = new long[3];
+    for (QueueBreakdown.PriorityGroup g : b.byPriority()) {
+      h.raw("<tr>").td(g.priority());
+      counts(h, g.counts());
+      h.raw("</tr>");
+      total[0] += g.counts().due();
+      total[1] += g.counts().leased();
+      total[2] += g.counts().delayed();
+    }
+    h.raw("<tr class=\"total\"><td>all</td>");
+    counts(h, new StoreStatus.QueueCounts(total[0], total[1], total[2]));
+    h.raw("</tr>");
+    h.raw("</table><h2>By partition</h2><p>").text(Html.count(b.partitions()));
+    h.raw(b.partitions() > PARTITIONS ? " partitions; the deepest " + PARTITIONS : " partitions");
+    h.raw("</p><table id=\"by-partition\"><tr><th>partition</th><th>due</th><th>leased</th>");
+    h.raw("<th>delayed</th><th>depth</th></tr>");
+    for (QueueBreakdown.PartitionGroup g : b.byPartition()) {
+      h.raw("<tr>").td(g.partition() == null ? "(none)" : g.partition());
+      counts(h, g.counts());
+      h.raw("</tr>");
+    }
+    h.raw("</table>");
+    leases(h, queue);
+    messages(h, v, queue);
+  }
+
+  private void leases(Html h, String queue) {
+    h.raw("<h2>Live leases</h2><table><tr><th>key</th><th>id</th><th>attempts</th>");
+    h.raw("<th>lease until</th></tr>");
+    for (Maintenance.LiveLease l : once.maintenance().liveLeases(queue, Pages.LISTED)) {
+      h.raw("<tr>").td(l.key()).td(l.messageId()).td(l.attempts()).td(l.until()).raw("</tr>");
+    }
+    h.raw("</table>");
+  }
+
+  private void messages(Html h, View v, String queue) {
+    long after = number(v.param("after"), "after");
+    List<MessageSummary> rows = once.maintenance().messages(queue, after, PAGE);
+    h.raw("<h2>Messages</h2><p>").text(after == 0 ? "From the first" : "After id " + after);
+    h.raw(", in the order they were sent, ").text(PAGE).raw(" a page.</p>");
+    h.raw("<table id=\"messages\"><tr><th>id</th><th>key</th><th>state</th><th>attempts</th>");
+    h.raw("<th>next attempt</th><th>priority</th><th>partition</th></tr>");
+    for (MessageSummary m : rows) {
+      h.raw("<tr>").td(m.id()).raw("<td><a href=\"").text(v.base() + "/message?queue=");
+      h.text(Pages.encode(queue) + "&key=" + Pages.encode(m.key())).raw("\">").text(m.key());
+      h.raw("</a></td>").td(m.state()).td(m.attempts()).td(m.nextAttemptAt()).td(m.priority());
+      h.td(m.partition() == null ? "" : m.partition()).raw("</tr>");
+    }
+    h.raw("</table><p class=\"pager\">");
+    String here = v.base() + "/queues?queue=" + Pages.encode(queue);
+    if (after > 0) {
+      h.raw("<a rel=\"first\" href=\"").text(here).raw("\">first</a> ");
+    }
+    if (rows.size() == PAGE) {
+      h.raw("<a rel=\"next\" href=\"").text(here + "&after=" + rows.get(PAGE - 1).id());
+      h.raw("\">next</a>");
+    }
+    h.raw("</p>");
+  }
+
+  /** {@code /message}: one message found by queue and key, and its withdraw button. */
+  String message(View v) {
+    String queue = v.exact("queue");
+    String key = v.exact("key");
+    if (queue.isEmpty() || key.isEmpty()) {
+      throw new IllegalArgumentException("queue and key are required");
+    }
+    QueuedMessage m =
+        once.maintenance()
+            .findMessage(queue, key)
+            .orElseThrow(
+                () ->
+                    new NotFound(
+                        "no message of that key waits or is in flight in that queue"
+                            + " (acknowledged, withdrawn, dead-lettered or never sent)"));
+    Html h = new Html().raw("<h1>Message</h1><dl id=\"message\"><dt>queue</dt><dd>").text(queue);
+    h.raw("</dd><dt>key</dt><dd class=\"key\">").text(key).raw("</dd><dt>id</dt><dd>");
+    h.text(m.id()).raw("</dd><dt>state</dt><dd id=\"state\">").text(m.state());
+    h.raw("</dd><dt>attempts</dt><dd>").text(m.attempts()).raw("</dd><dt>");
+    h.text(m.state() == QueuedMessage.State.LEASED ? "lease ends, next attempt" : "next attempt");
+    h.raw("</dt><dd>").text(m.nextAttemptAt()).raw("</dd><dt>lease holder</dt><dd>");
+    h.text(
+        m.fence() == 0
+            ? "never leased"
+            : "the holder of lease number " + m.fence() + " (receivers are not recorded by name)");
+    h.raw("</dd><dt>priority</dt><dd>").text(m.priority()).raw("</dd><dt>partition</dt><dd>");
+    h.text(m.partition().orElse("(none)")).raw("</dd><dt>sent at</dt><dd>").text(m.createdAt());
+    h.raw("</dd><dt>last error</dt><dd>").capped(m.lastError().orElse(null));
+    h.raw("</dd><dt>payload</dt><dd>").capped(m.payload());
+    if (m.largePayloadRef().isPresent()) {
+      h.raw("<p>Its large body is stored apart, under ").text(m.largePayloadRef().get());
+      h.raw(".</p>");
+    }
+    h.raw("</dd></dl>");
+    if (v.mayAct()) {
+      Pages.form(h, v, "/queues/withdraw");
+      h.hiddenExact("queue", queue).hiddenExact("key", key);
+      h.raw("<button id=\"withdraw\">Withdraw</button></form><p>Withdrawing deletes the message");
+      h.raw(" whatever its state; a receiver holding its lease can no longer acknowledge it.</p>");
+    }
+    findForm(h, v.base(), queue, key);
+    return h.toString();
+  }
+
+  static long number(String value, String name) {
+    if (value.isEmpty()) {
+      return 0;
+    }
+    try {
+      long n = Long.parseLong(value.strip());
+      if (n < 0) {
+        throw new IllegalArgumentException(name + " must be >= 0: " + n);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a number >= 0");
+    }
+  }
+}
