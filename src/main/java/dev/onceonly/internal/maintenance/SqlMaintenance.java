@@ -61,7 +61,7 @@ public final class SqlMaintenance implements Maintenance {
     this.receipts = receipts;
     this.migrator = migrator;
     this.description = description;
-    this.sql = new MaintenanceStatements(prefix);
+    this.sql = new MaintenanceStatements(prefix, database.sql());
   }
 
   @Override
