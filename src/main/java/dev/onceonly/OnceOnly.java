@@ -153,7 +153,6 @@ public final class OnceOnly implements AutoCloseable {
 
   /** {@return the job queue, retrying failed messages with {@link RetryPolicy#defaults()}} */
   public JobQueue queue() {
-    database.sql().requirePiece("the job queue");
     return queue;
   }
 
@@ -166,7 +165,6 @@ public final class OnceOnly implements AutoCloseable {
    * @return the queue
    */
   public JobQueue queue(RetryPolicy policy) {
-    database.sql().requirePiece("the job queue");
     return queue.withPolicy(policy);
   }
 
@@ -178,7 +176,6 @@ public final class OnceOnly implements AutoCloseable {
    * @return the schedules of this store
    */
   public Schedules schedules() {
-    database.sql().requirePiece("the schedules");
     return queue.schedules();
   }
 
@@ -189,7 +186,6 @@ public final class OnceOnly implements AutoCloseable {
    * @return the external effects of this store
    */
   public ExternalEffects externalEffects() {
-    database.sql().requirePiece("the external effects");
     return externalEffects;
   }
 
@@ -202,7 +198,6 @@ public final class OnceOnly implements AutoCloseable {
    * @return the external effects
    */
   public ExternalEffects externalEffects(RetryPolicy policy) {
-    database.sql().requirePiece("the external effects");
     return externalEffects.withPolicy(policy);
   }
 

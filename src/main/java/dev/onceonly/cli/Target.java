@@ -37,9 +37,10 @@ final class Target {
       names = "--jdbc-url",
       paramLabel = "URL",
       description =
-          "a JDBC URL, e.g. jdbc:postgresql://host:5432/db?user=U&password=P (credentials as URL"
-              + " parameters, masked in messages; onceonly-cli.jar carries the PostgreSQL and"
-              + " SQLite drivers)")
+          "a JDBC URL, e.g. jdbc:postgresql://host:5432/db?user=U&password=P or"
+              + " jdbc:mariadb://host:3306/db?user=U&password=P (credentials as URL parameters,"
+              + " masked in messages; onceonly-cli.jar carries the PostgreSQL, MariaDB and SQLite"
+              + " drivers)")
   String jdbcUrl;
 
   @Option(
@@ -97,7 +98,8 @@ final class Target {
           CliException.UNREACHABLE,
           "no JDBC driver on the class path accepts "
               + redact(jdbcUrl)
-              + " (for PostgreSQL, put org.postgresql:postgresql on the class path)");
+              + " (for PostgreSQL, put org.postgresql:postgresql on the class path; for MariaDB,"
+              + " org.mariadb.jdbc:mariadb-java-client)");
     }
     try {
       DriverManager.getConnection(jdbcUrl).close();

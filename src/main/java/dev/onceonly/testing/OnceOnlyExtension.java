@@ -46,9 +46,10 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * }</pre>
  *
  * <p>On SQLite (the default, and {@link OnceOnlyTest}) each test gets its own file in a new
- * temporary folder. On PostgreSQL ({@link #postgresql(DataSource)}) each test gets its own tables
- * under a fresh random table prefix on the caller's data source, dropped after the test; the
- * database itself and the data source belong to the caller.
+ * temporary folder. On PostgreSQL ({@link #postgresql(DataSource)}) and MariaDB ({@link
+ * #mariadb(DataSource)}) each test gets its own tables under a fresh random table prefix on the
+ * caller's data source, dropped after the test; the database itself and the data source belong to
+ * the caller.
  *
  * <p>Register it on an instance field (or through {@link OnceOnlyTest}): it holds one test's store
  * at a time, so tests of one class must not run concurrently on one extension instance. Immutable
@@ -93,6 +94,17 @@ public final class OnceOnlyExtension
   public static OnceOnlyExtension postgresql(DataSource dataSource) {
     return new OnceOnlyExtension(
         Objects.requireNonNull(dataSource, "dataSource"), DEFAULT_START, b -> b);
+  }
+
+  /**
+   * Returns an extension giving each test a store on MariaDB, in tables under a fresh table prefix
+   * in the data source's database, dropped after the test.
+   *
+   * @param dataSource the caller's data source; never closed by the extension
+   * @return the extension
+   */
+  public static OnceOnlyExtension mariadb(DataSource dataSource) {
+    return postgresql(dataSource);
   }
 
   /**

@@ -17,6 +17,7 @@ import dev.onceonly.testing.ContractDatabase;
 import dev.onceonly.testing.ContractDatabases;
 import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.Eventually;
+import dev.onceonly.testing.MariaDbContractDatabase;
 import dev.onceonly.testing.MutableClock;
 import dev.onceonly.testing.PostgresContractDatabase;
 import dev.onceonly.testing.SqlTimes;
@@ -53,12 +54,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * fresh connection; error paths give one line on stderr and a typed status. Runs on SQLite files
  * ({@code --db}, and {@code jdbc:sqlite:} URLs) and on schemas of the embedded PostgreSQL server
  * ({@code --jdbc-url jdbc:postgresql:...}, the URL's {@code currentSchema}), written by a store
- * whose sessions run in {@link EmbeddedPg#SESSION_TIME_ZONE}, far from UTC; plus what only a server
- * has: a wrong password, and a tool in yet another time zone. Targets that are not a prepared store
- * are in {@link TargetTest}.
+ * whose sessions run in {@link EmbeddedPg#SESSION_TIME_ZONE}, far from UTC, and on databases of the
+ * build's MariaDB server ({@code --jdbc-url jdbc:mariadb:...}); plus what only a server has: a
+ * wrong password, and a tool in yet another time zone. Targets that are not a prepared store are in
+ * {@link TargetTest}.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class CommandsContract {
   private static final ObjectMapper JSON = new ObjectMapper();
   static final Instant THEN = Instant.now().minus(Duration.ofDays(40));
@@ -101,7 +103,9 @@ class CommandsContract {
   }
 
   private static String url(ContractDatabase db) {
-    return ((PostgresContractDatabase) db).url();
+    return db instanceof MariaDbContractDatabase mariadb
+        ? mariadb.url()
+        : ((PostgresContractDatabase) db).url();
   }
 
   @BeforeEach
@@ -452,7 +456,9 @@ class CommandsContract {
     return store.dialect() == Dialect.SQLITE
         ? "SELECT name FROM sqlite_master WHERE name LIKE '" + prefix + "%'"
         : "SELECT table_name FROM information_schema.tables"
-            + " WHERE table_schema = current_schema() AND table_name LIKE '"
+            + " WHERE table_schema = "
+            + (store.dialect() == Dialect.MARIADB ? "DATABASE()" : "current_schema()")
+            + " AND table_name LIKE '"
             + prefix
             + "%'";
   }

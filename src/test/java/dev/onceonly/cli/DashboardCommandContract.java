@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * stops it (an interrupt), and the rows read afterwards through a fresh connection.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class DashboardCommandContract {
   private static final Pattern URL =
       Pattern.compile("http://127\\.0\\.0\\.1:(\\d+)/\\?token=([A-Za-z0-9_-]{43})");

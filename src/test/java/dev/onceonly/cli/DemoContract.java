@@ -36,7 +36,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * demo are in {@link TargetTest}.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class DemoContract {
   private static final Pattern LINE =
       Pattern.compile(

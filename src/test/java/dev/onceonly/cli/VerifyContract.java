@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Runs on a SQLite file and on a schema of the embedded PostgreSQL server.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class VerifyContract {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Instant THEN = Instant.now().minus(Duration.ofDays(2));

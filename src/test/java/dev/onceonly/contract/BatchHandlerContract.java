@@ -43,7 +43,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * count is read from the database after reopening it.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class BatchHandlerContract extends QueueContractSupport {
   static final String Q = "batch";
   static final Duration DRAIN = Duration.ofSeconds(45);

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * out frees room; sixteen threads of two instances claiming at once never hold more than the limit.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class ConcurrencyLimitContract extends QueueContractSupport {
   private static final Duration LEASE = Duration.ofMinutes(1);
   private static final String Q = "exports";

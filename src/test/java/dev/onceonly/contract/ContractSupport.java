@@ -67,6 +67,11 @@ public abstract class ContractSupport {
     return db;
   }
 
+  /** {@return the dialect of this test's database}, known before any store is opened on it */
+  protected Dialect dialect() {
+    return db().dialect();
+  }
+
   /** Opens a new JDBC connection to this test's database; the caller closes it. */
   protected Connection connect() throws SQLException {
     return db().connect();

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * reopening the store.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class IdentifierContract extends ContractSupport {
   static final String WIDE = "[^\\s]{1,64}";
   static final String QUEUE = "intents";

@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * fresh connection after reopening.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class InTransactionContract extends QueueContractSupport {
   static final String TASKS = "user-tasks";
 

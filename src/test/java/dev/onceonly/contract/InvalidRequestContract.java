@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * database is the same, row for row, before and after, whichever store and form was called.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class InvalidRequestContract extends ContractSupport {
   static final IntentKey GOOD_KEY = IntentKey.of("u-1", "op-17");
   static final String GOOD_OPERATION = "create_ticket";

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * rows after reopening the store.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class ListenerContract extends ContractSupport {
   @RegisterExtension final LogCapture log = LogCapture.of(Events.class);
 

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * refused before anything is written.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class MaintenanceContract extends ContractSupport {
   private static final LongConsumer QUIET = n -> {};
 

@@ -8,7 +8,6 @@ import dev.onceonly.InvalidRequestException;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
 import dev.onceonly.Registration;
-import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.MariaDbContractDatabase;
 import java.sql.Connection;
@@ -44,27 +43,6 @@ class MariaDbDialectTest {
     try (OnceOnly once = db.builder().build()) {
       assertThat(once.dialect()).isEqualTo(Dialect.MARIADB);
     }
-  }
-
-  /** The pieces whose statements MariaDB does not have yet are refused typed, before any write. */
-  @Test
-  void theQueueSchedulesAndExternalEffectsAreRefusedTyped() {
-    try (OnceOnly once = db.builder().build()) {
-      assertThatThrownBy(once::queue)
-          .isInstanceOf(UnsupportedOperationException.class)
-          .hasMessageContaining("the job queue does not run on MariaDB yet");
-      assertThatThrownBy(once::schedules).isInstanceOf(UnsupportedOperationException.class);
-      assertThatThrownBy(once::externalEffects).isInstanceOf(UnsupportedOperationException.class);
-      assertThatThrownBy(() -> once.externalEffects(RetryPolicy.defaults()))
-          .isInstanceOf(UnsupportedOperationException.class);
-      assertThatThrownBy(() -> once.maintenance().queueBreakdown("q", 10))
-          .isInstanceOf(UnsupportedOperationException.class);
-      assertThatThrownBy(() -> once.maintenance().findMessage("q", "k"))
-          .isInstanceOf(UnsupportedOperationException.class);
-      assertThatThrownBy(() -> once.maintenance().messages("q", 0, 10))
-          .isInstanceOf(UnsupportedOperationException.class);
-    }
-    assertThat(db.strings("SELECT queue FROM onceonly_messages")).isEmpty();
   }
 
   /**

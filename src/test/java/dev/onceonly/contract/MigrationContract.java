@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * separated by table prefix, and safe when several instances open a new database at once.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class MigrationContract extends ContractSupport {
   /** The migrations this version ships, in order; update with every new migration. */
   static final List<String> MIGRATIONS =
@@ -72,6 +72,19 @@ public class MigrationContract extends ContractSupport {
     return TABLES.stream().map(t -> prefix + t).toList();
   }
 
+  /**
+   * {@return every table of {@code prefix} on this test's dialect}: on MariaDB also {@code
+   * key_locks}, the rows its key locks take (docs/mariadb.md)
+   */
+  List<String> tablesOf(String prefix) {
+    List<String> tables = new java.util.ArrayList<>(prefixed(prefix));
+    if (dialect() == dev.onceonly.sql.Dialect.MARIADB) {
+      tables.add(prefix + "key_locks");
+      tables.sort(null);
+    }
+    return tables;
+  }
+
   static List<String> versions() {
     return MIGRATIONS.stream().map(m -> Integer.toString(version(m))).toList();
   }
@@ -81,7 +94,7 @@ public class MigrationContract extends ContractSupport {
     start();
     long openedAt = clock.millis();
     once.close();
-    assertThat(tables()).containsExactlyElementsOf(DEFAULT_TABLES);
+    assertThat(tables()).containsExactlyElementsOf(tablesOf("onceonly_"));
     assertThat(strings("SELECT version FROM onceonly_schema_version ORDER BY version"))
         .containsExactlyElementsOf(versions());
     assertThat(strings("SELECT description FROM onceonly_schema_version ORDER BY version"))
@@ -135,7 +148,7 @@ public class MigrationContract extends ContractSupport {
     start(b -> b.tablePrefix("acme_"));
     once.intents().register(IntentKey.of("s", "k"), "job", Map.of());
     reopen();
-    assertThat(tables()).containsExactlyElementsOf(prefixed("acme_"));
+    assertThat(tables()).containsExactlyElementsOf(tablesOf("acme_"));
     assertThat(count("SELECT COUNT(*) FROM acme_intents")).isOne();
   }
 
@@ -154,8 +167,8 @@ public class MigrationContract extends ContractSupport {
     acme.close();
     reopen();
 
-    List<String> both = new java.util.ArrayList<>(prefixed("acme_"));
-    both.addAll(DEFAULT_TABLES);
+    List<String> both = new java.util.ArrayList<>(tablesOf("acme_"));
+    both.addAll(tablesOf("onceonly_"));
     assertThat(tables()).containsExactlyElementsOf(both);
     assertThat(strings("SELECT result FROM onceonly_receipts")).containsExactly("\"plain\"");
     assertThat(strings("SELECT result FROM acme_receipts")).containsExactly("\"acme\"");
@@ -200,7 +213,7 @@ public class MigrationContract extends ContractSupport {
 
     assertThat(opened).hasSize(8).doesNotContainNull();
     assertThat(count("SELECT COUNT(*) FROM onceonly_schema_version")).isEqualTo(MIGRATIONS.size());
-    assertThat(tables()).containsExactlyElementsOf(DEFAULT_TABLES);
+    assertThat(tables()).containsExactlyElementsOf(tablesOf("onceonly_"));
     for (int i = 0; i < opened.size(); i++) {
       opened.get(i).intents().register(IntentKey.of("s", "k-" + i), "job", Map.of());
     }
@@ -289,8 +302,8 @@ public class MigrationContract extends ContractSupport {
   private void asAtVersion7() {
     exec(
         "DELETE FROM onceonly_schema_version WHERE version >= 8",
-        "DROP INDEX IF EXISTS onceonly_messages_leased",
-        "DROP INDEX IF EXISTS onceonly_dead_letters_dead_at",
+        dropIndex("IF EXISTS onceonly_messages_leased", "onceonly_messages"),
+        dropIndex("IF EXISTS onceonly_dead_letters_dead_at", "onceonly_dead_letters"),
         "ALTER TABLE onceonly_messages DROP COLUMN traceparent",
         "ALTER TABLE onceonly_messages DROP COLUMN leased",
         "ALTER TABLE onceonly_messages DROP COLUMN partition_key",
@@ -305,8 +318,15 @@ public class MigrationContract extends ContractSupport {
   private void asOneVersionOlder() {
     exec(
         "DELETE FROM onceonly_schema_version WHERE version = " + LATEST,
-        "DROP INDEX onceonly_messages_leased",
-        "DROP INDEX onceonly_dead_letters_dead_at");
+        dropIndex("onceonly_messages_leased", "onceonly_messages"),
+        dropIndex("onceonly_dead_letters_dead_at", "onceonly_dead_letters"));
+  }
+
+  /** {@code DROP INDEX} in the dialect's words: MariaDB names the index's table. */
+  private String dropIndex(String index, String table) {
+    return "DROP INDEX "
+        + index
+        + (dialect() == dev.onceonly.sql.Dialect.MARIADB ? " ON " + table : "");
   }
 
   @Test

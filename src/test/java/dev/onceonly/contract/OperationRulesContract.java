@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * refusal leaves every table as it was, row for row, after reopening.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class OperationRulesContract extends ContractSupport {
   static final String REFUND = "refund";
   static final String TICKET = Tickets.OPERATION;

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * partition; a dead letter keeps its partition through a requeue.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class PartitionLimitContract extends QueueContractSupport {
   private static final Duration LEASE = Duration.ofMinutes(1);
   private static final String Q = "reports";

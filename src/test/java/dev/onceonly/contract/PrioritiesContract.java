@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * four taking the oldest due messages whatever their priority.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class PrioritiesContract extends QueueContractSupport {
   private static final Duration LEASE = Duration.ofMinutes(5);
   private static final String Q = "tickets";

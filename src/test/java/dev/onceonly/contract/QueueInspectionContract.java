@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * found and requeued exactly.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class QueueInspectionContract extends ContractSupport {
   private static final String Q = "jobs";
   private static final String HOSTILE = "ключ-\u0007-\u202E-é-\uD83D\uDE00-<b>-\n-'; --";

@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * that ran out on a limited queue cannot come back over the limit by a late renewal or completion.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class QueueRacesContract extends QueueContractSupport {
   private static final Duration LEASE = Duration.ofMinutes(1);
   private static final String TICKETS = "tickets";

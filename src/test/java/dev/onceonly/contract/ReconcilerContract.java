@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * receipt). 250 intents are registered; 100 of them already have their receipt.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class ReconcilerContract extends QueueContractSupport {
   static final String REPORTS = "reports";
   static final String SCOPE = "workshop";

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * whoever presses and however often, and is not fired again when its time comes.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class ScheduleRunNowContract extends QueueContractSupport {
   private static final String Q = "reports";
 

@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * instances and many threads firing at once. Every run is counted from the rows.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class SchedulesContract extends QueueContractSupport {
   private static final Duration LEASE = Duration.ofMinutes(5);
   private static final String Q = "reports";

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (Counted by an odd fence, the second claim made it even and the audit missed it.)
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class StaleLeaseAuditContract extends QueueContractSupport {
   private static final Duration LEASE = Duration.ofMinutes(1);
 

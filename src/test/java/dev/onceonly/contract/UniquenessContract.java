@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * rows.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class UniquenessContract extends QueueContractSupport {
   private static final Duration LEASE = Duration.ofMinutes(1);
   private static final Duration HOUR = Duration.ofHours(1);

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * it and completes, is settled as it asked. Counted from the rows.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class WorkerTimeoutContract extends QueueContractSupport {
   private static final String Q = "exports";
   private static final Duration TIMEOUT = Duration.ofMillis(300);

@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * nothing.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class DashboardContract extends ContractSupport {
   private static final Duration LEASE = Duration.ofSeconds(30);
   private DashboardServer server;

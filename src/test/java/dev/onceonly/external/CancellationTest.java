@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Cancelling before, during and after an effect, and the race between a cancel and a claim. */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class CancellationTest extends ExternalTestSupport {
   private final FakeProvider provider = FakeProvider.notDeduplicating();
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Claim, complete, repeat; lost responses, timeouts, takeovers and reconciliation. */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class ClaimFlowTest extends ExternalTestSupport {
   private final FakeProvider provider = FakeProvider.notDeduplicating();
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * was taken over cannot renew, nor settle. The heartbeat does the renewing on a real clock.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class ClaimRenewalTest extends ExternalTestSupport {
 
   @Test

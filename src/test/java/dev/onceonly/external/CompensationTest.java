@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** A compensation is a new intent with its own key, linked to the completed one it reverses. */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class CompensationTest extends ExternalTestSupport {
   private static final String REFUND = "refund";
   private static final Map<String, Object> REFUND_ARGS = Map.of("charge", "res-1");

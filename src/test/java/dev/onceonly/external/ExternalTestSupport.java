@@ -27,9 +27,9 @@ import org.junit.jupiter.params.Parameter;
 
 /**
  * What the external-effect tests share: a database, a clock, a provider, row reads. Each test class
- * is a {@code @ParameterizedClass} over {@link ContractDatabases#sqliteAndPostgresql()}: a SQLite
- * file in the test's {@code @TempDir}, then an empty PostgreSQL schema, so the same tests prove the
- * same store behaviour on both dialects.
+ * is a {@code @ParameterizedClass} over {@link ContractDatabases#everyDialect()}: a SQLite file in
+ * the test's {@code @TempDir}, an empty PostgreSQL schema, then an empty MariaDB database, so the
+ * same tests prove the same store behaviour on every dialect.
  */
 abstract class ExternalTestSupport {
   static final Instant START = Instant.parse("2026-01-01T00:00:00Z");

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Each failure class has its own reaction, and retries stay inside their budget. */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class FailureClassTest extends ExternalTestSupport {
   private final FakeProvider provider = FakeProvider.notDeduplicating();
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * database, on SQLite and PostgreSQL.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class HttpFilterContract extends ContractSupport {
   static final String JSON = "{\"amount\": 1250, \"currency\": \"EUR\"}";
 

@@ -12,6 +12,7 @@ import dev.onceonly.testing.ContractDatabase;
 import dev.onceonly.testing.ContractDatabases;
 import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.Eventually;
+import dev.onceonly.testing.MariaDbContractDatabase;
 import dev.onceonly.testing.MutableClock;
 import dev.onceonly.testing.PostgresContractDatabase;
 import dev.onceonly.testing.Race;
@@ -53,7 +54,7 @@ import org.springframework.transaction.annotation.Transactional;
  * context per database; each test on a path (and so rows) of its own.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 public class HttpTransactionalContract {
   static final MutableClock CLOCK = MutableClock.at("2030-01-15T10:00:00Z");
 
@@ -120,6 +121,8 @@ public class HttpTransactionalContract {
           "spring.datasource.url",
           "jdbc:sqlite:" + sqlite.file() + "?transaction_mode=IMMEDIATE&busy_timeout=30000");
       p.put("spring.datasource.hikari.connection-init-sql", "PRAGMA journal_mode=WAL");
+    } else if (db instanceof MariaDbContractDatabase mariadb) {
+      p.put("spring.datasource.url", mariadb.url());
     } else {
       PostgresContractDatabase pg = (PostgresContractDatabase) db;
       p.put("spring.datasource.url", pg.url());

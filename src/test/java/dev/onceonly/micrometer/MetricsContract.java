@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * rows, read again from a reopened store.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class MetricsContract extends ContractSupport {
   private final MeterRegistry registry = new SimpleMeterRegistry();
 

@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * database handles the redelivery in a span linked to the sender's trace.
  */
 @ParameterizedClass(name = "[{0}]")
-@MethodSource("dev.onceonly.testing.ContractDatabases#sqliteAndPostgresql")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
 class TracingContract extends ContractSupport {
   private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
   private final SdkTracerProvider provider =

@@ -24,11 +24,11 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One application instance for {@link PostgresMultiInstanceTest}: a HikariCP pool of its own on the
- * shared PostgreSQL database, the library's default clock (the server's), a producer that sends
- * every key {@code k-0 .. k-<keys-1>} in an order of its own (so the instances' keys overlap), and
- * a worker whose handler makes the effect through a receipt joined to the acknowledgement: one
- * {@code effects} row per key, in the transaction that acknowledges.
+ * One application instance for {@link MultiInstanceContract}: a HikariCP pool of its own on the
+ * shared PostgreSQL or MariaDB database, the library's default clock (the server's), a producer
+ * that sends every key {@code k-0 .. k-<keys-1>} in an order of its own (so the instances' keys
+ * overlap), and a worker whose handler makes the effect through a receipt joined to the
+ * acknowledgement: one {@code effects} row per key, in the transaction that acknowledges.
  *
  * <p>Arguments ({@code name=value}): {@code url}, {@code worker}, {@code keys}, {@code threads},
  * {@code leaseMs}, {@code complete} ({@code with}, the default: {@code job.completeWith}, or {@code
@@ -49,8 +49,10 @@ public final class PostgresQueueWorkerMain {
     boolean later = args.get("complete", "with").equals("later");
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(args.required("url"));
-    config.setDataSourceProperties(EmbeddedPg.properties());
-    config.setConnectionInitSql(EmbeddedPg.SET_TIME_ZONE);
+    if (args.required("url").startsWith("jdbc:postgresql:")) {
+      config.setDataSourceProperties(EmbeddedPg.properties());
+      config.setConnectionInitSql(EmbeddedPg.SET_TIME_ZONE);
+    }
     config.setMaximumPoolSize(Integer.parseInt(args.get("threads", "3")) + 2);
     config.setPoolName("instance-" + worker);
     AtomicLong made = new AtomicLong();

@@ -102,11 +102,19 @@ public final class ContractDatabases {
   }
 
   /**
-   * SQLite, PostgreSQL, and PostgreSQL behind transaction pooling: the suites that hold connections
-   * across steps (intents, queue, queue patterns, worker).
+   * SQLite, PostgreSQL and MariaDB: the suites whose behaviour does not depend on how connections
+   * come, on every dialect.
+   */
+  public static Stream<Named<Factory>> everyDialect() {
+    return chosen(SQLITE, POSTGRESQL, MARIADB);
+  }
+
+  /**
+   * SQLite, PostgreSQL, PostgreSQL behind transaction pooling, and MariaDB: the suites that hold
+   * connections across steps (queue, queue patterns, worker).
    */
   public static Stream<Named<Factory>> withTransactionPooling() {
-    return chosen(SQLITE, POSTGRESQL, POSTGRESQL_TRANSACTION_POOLING);
+    return chosen(SQLITE, POSTGRESQL, POSTGRESQL_TRANSACTION_POOLING, MARIADB);
   }
 
   /**

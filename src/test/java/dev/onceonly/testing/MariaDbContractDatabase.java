@@ -5,6 +5,7 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -59,9 +60,21 @@ public final class MariaDbContractDatabase implements ContractDatabase, AutoClos
     return OnceOnly.builder().dataSource(pool(POOL_SIZE));
   }
 
+  /**
+   * Opens a connection of the test's own on which {@code ||} concatenates, as on SQLite and
+   * PostgreSQL ({@code PIPES_AS_CONCAT}), so the suites' checking queries read the same on every
+   * database; the library's own pools keep the server's mode.
+   */
   @Override
   public Connection connect() throws SQLException {
-    return MariaDbServer.connect(database);
+    Connection c = MariaDbServer.connect(database);
+    try (Statement s = c.createStatement()) {
+      s.execute("SET SESSION sql_mode = CONCAT(@@sql_mode, ',PIPES_AS_CONCAT')");
+    } catch (SQLException e) {
+      c.close();
+      throw e;
+    }
+    return c;
   }
 
   /** Closes every pool. */

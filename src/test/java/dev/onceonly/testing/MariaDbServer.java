@@ -181,7 +181,7 @@ public final class MariaDbServer {
   }
 
   private static String rootUrl(String database) {
-    return "jdbc:mariadb://127.0.0.1:" + port() + "/" + database + "?user=root&password=";
+    return "jdbc:mariadb://127.0.0.1:" + port() + "/" + database + "?user=root";
   }
 
   /** Creates a new, empty database and returns its name. */

@@ -24,6 +24,7 @@ public abstract class Database implements AutoCloseable {
   private final SqlDialect sql;
   private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> Boolean.FALSE);
   private final ThreadLocal<Connection> current = new ThreadLocal<>();
+  private final ThreadLocal<Integer> savepoints = ThreadLocal.withInitial(() -> 0);
   private volatile CurrentTransaction callerTransaction = CurrentTransaction.none();
   private volatile dev.onceonly.events.Events events = dev.onceonly.events.Events.none();
 
@@ -180,26 +181,37 @@ public abstract class Database implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code work} under a savepoint named for its depth: a step joined inside another step's
+   * effect (a send from a receipt's effect) takes a name of its own, since MariaDB replaces a
+   * savepoint of the same name instead of stacking it, as PostgreSQL and SQLite do; the inner
+   * release would otherwise release the outer one.
+   */
   private <T> T underSavepoint(Connection c, Work<T> work) {
+    int depth = savepoints.get();
+    String name = depth == 0 ? "onceonly_step" : "onceonly_step_" + depth;
     try {
-      execute(c, "SAVEPOINT onceonly_step");
+      execute(c, "SAVEPOINT " + name);
     } catch (SQLException e) {
       throw storeError("cannot open a savepoint in the caller's transaction", e);
     }
+    savepoints.set(depth + 1);
     try {
       T result = work.run(c);
-      execute(c, "RELEASE SAVEPOINT onceonly_step");
+      execute(c, "RELEASE SAVEPOINT " + name);
       return result;
     } catch (Throwable failure) {
-      rollbackTo(c, failure);
+      rollbackTo(c, name, failure);
       throw propagate(failure, "step failed inside the caller's transaction");
+    } finally {
+      savepoints.set(depth);
     }
   }
 
-  private void rollbackTo(Connection c, Throwable failure) {
+  private void rollbackTo(Connection c, String name, Throwable failure) {
     try {
-      execute(c, "ROLLBACK TO SAVEPOINT onceonly_step");
-      execute(c, "RELEASE SAVEPOINT onceonly_step");
+      execute(c, "ROLLBACK TO SAVEPOINT " + name);
+      execute(c, "RELEASE SAVEPOINT " + name);
     } catch (SQLException e) {
       failure.addSuppressed(e);
     }

@@ -6,7 +6,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * MariaDB (InnoDB): writers run side by side, as on PostgreSQL, but with what this family does
@@ -44,13 +48,6 @@ final class MariaDbDialect implements SqlDialect {
   private static final int MIGRATION_WAIT_SECONDS = 300;
 
   private MariaDbDialect() {}
-
-  @Override
-  public void requirePiece(String piece) {
-    throw new UnsupportedOperationException(
-        piece
-            + " does not run on MariaDB yet: receipts, intents and rejections do (docs/mariadb.md)");
-  }
 
   @Override
   public Dialect id() {
@@ -214,20 +211,120 @@ final class MariaDbDialect implements SqlDialect {
    */
   static final int MAX_KEY_CHARS = 255;
 
-  /** The queue is not yet on MariaDB: its claim needs an {@code UPDATE ... RETURNING}. */
+  /**
+   * The first step of a claim: lock the due rows nobody else has locked, in claim order, and return
+   * their ids; {@link #claimed} leases them. MariaDB has no {@code UPDATE ... RETURNING} (only
+   * {@code INSERT} and {@code DELETE} return rows), and an {@code UPDATE} cannot take its rows from
+   * a subquery on its own table with a {@code LIMIT}. Under {@code READ COMMITTED} InnoDB takes no
+   * gap locks, and {@code SKIP LOCKED} (10.6+) passes by the rows another claim holds, whether it
+   * reaches them through the due index or the priority one.
+   */
   @Override
   public String claim(String m, boolean oldestFirst) {
-    return UNSUPPORTED;
+    return "SELECT id FROM "
+        + m
+        + " WHERE queue = ? AND deliver_at <= ? ORDER BY "
+        + (oldestFirst ? "" : "priority DESC, ")
+        + "deliver_at, id LIMIT ? FOR UPDATE SKIP LOCKED";
   }
 
   @Override
   public void bindClaim(PreparedStatement ps, String queue, long now, int max, long until)
       throws SQLException {
-    throw new SQLException("the job queue is not supported on MariaDB yet", "0A000");
+    ps.setString(1, queue);
+    instants().set(ps, 2, now);
+    ps.setInt(3, max);
   }
 
-  private static final String UNSUPPORTED =
-      "SIGNAL SQLSTATE '0A000' SET MESSAGE_TEXT = 'the job queue is not supported on MariaDB yet'";
+  /** The first step of a claim of chosen ids: lock those still due, waiting for their holders. */
+  @Override
+  public String claimIds(String m, int ids) {
+    return "SELECT id FROM "
+        + m
+        + " WHERE id IN ("
+        + String.join(", ", Collections.nCopies(ids, "?"))
+        + ") AND deliver_at <= ? FOR UPDATE";
+  }
+
+  @Override
+  public void bindClaimIds(PreparedStatement ps, int size, List<Long> ids, long now, long until)
+      throws SQLException {
+    for (int i = 0; i < size; i++) {
+      ps.setLong(1 + i, ids.get(Math.min(i, ids.size() - 1)));
+    }
+    instants().set(ps, 1 + size, now);
+  }
+
+  /**
+   * Leases the rows the locking {@code SELECT} returned, then reads them back: three statements in
+   * the claim's transaction, which holds the rows' locks from the first to its end, so no other
+   * claim sees them between the steps.
+   */
+  @Override
+  public ResultSet claimed(Connection c, PreparedStatement claim, String m, long now, long until)
+      throws SQLException {
+    List<Long> ids = new ArrayList<>();
+    try (ResultSet rs = claim.executeQuery()) {
+      while (rs.next()) {
+        ids.add(rs.getLong(1));
+      }
+    }
+    String in = ids.isEmpty() ? "NULL" : String.join(", ", Collections.nCopies(ids.size(), "?"));
+    if (!ids.isEmpty()) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "UPDATE "
+                  + m
+                  + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1, leased = 1,"
+                  + " first_claimed_at = COALESCE(first_claimed_at, ?) WHERE id IN ("
+                  + in
+                  + ")")) {
+        instants().set(ps, 1, until);
+        instants().set(ps, 2, now);
+        bindIds(ps, 3, ids);
+        ps.executeUpdate();
+      }
+    }
+    PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT " + CLAIMED_COLUMNS + " FROM " + m + " WHERE id IN (" + in + ")");
+    try {
+      bindIds(ps, 1, ids);
+      ResultSet rs = ps.executeQuery();
+      ps.closeOnCompletion();
+      return rs;
+    } catch (SQLException | RuntimeException e) {
+      ps.close();
+      throw e;
+    }
+  }
+
+  private static void bindIds(PreparedStatement ps, int first, List<Long> ids) throws SQLException {
+    for (int i = 0; i < ids.size(); i++) {
+      ps.setLong(first + i, ids.get(i));
+    }
+  }
+
+  /**
+   * {@code ON DUPLICATE KEY UPDATE c = VALUES(c)}: {@code VALUES(c)} is the value the row would
+   * have been inserted with, for {@code INSERT ... SELECT} as for {@code INSERT ... VALUES}.
+   */
+  @Override
+  public String upsert(String insert, String conflictColumns, List<String> updated) {
+    return insert
+        + " ON DUPLICATE KEY UPDATE "
+        + updated.stream().map(u -> u + " = VALUES(" + u + ")").collect(Collectors.joining(", "));
+  }
+
+  /**
+   * A single-table {@code DELETE} with its own {@code ORDER BY} and {@code LIMIT}: MariaDB refuses
+   * a {@code LIMIT} in an {@code IN} subquery, and a subquery on the table a statement deletes
+   * from.
+   */
+  @Override
+  public String deleteFirst(String table, String keys, String where, String order) {
+    return "DELETE FROM " + table + " WHERE " + where + " ORDER BY " + order + " LIMIT ?";
+  }
 
   @Override
   public Optional<String> ackMany(String m) {

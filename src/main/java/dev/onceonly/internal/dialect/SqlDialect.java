@@ -3,8 +3,12 @@ package dev.onceonly.internal.dialect;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * What one database does differently, in one place: its transactions, its retryable failures, its
@@ -124,6 +128,99 @@ public interface SqlDialect {
       throws SQLException;
 
   /**
+   * {@return the claim of chosen messages on the table {@code messages}}: those of {@code ids}
+   * (exactly {@code ids} parameters) that are still due, leased as {@link #claim} leases, returning
+   * the same columns. Parameters are bound by {@link #bindClaimIds}. By default one {@code UPDATE
+   * ... RETURNING}; its {@code deliver_at} test is for PostgreSQL's recheck of a row another
+   * transaction changed meanwhile, and on SQLite it must not pick the due index over the ids.
+   */
+  default String claimIds(String messages, int ids) {
+    return "UPDATE "
+        + messages
+        + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1, leased = 1,"
+        + " first_claimed_at = COALESCE(first_claimed_at, ?) WHERE id IN ("
+        + String.join(", ", Collections.nCopies(ids, "?"))
+        + ") AND "
+        + notIndexed("deliver_at")
+        + " <= ? RETURNING "
+        + CLAIMED_COLUMNS;
+  }
+
+  /** Binds the parameters of {@link #claimIds}: every id, padded by repeating the last. */
+  default void bindClaimIds(PreparedStatement ps, int size, List<Long> ids, long now, long until)
+      throws SQLException {
+    InstantColumns t = instants();
+    t.set(ps, 1, until);
+    t.set(ps, 2, now);
+    for (int i = 0; i < size; i++) {
+      ps.setLong(3 + i, ids.get(Math.min(i, ids.size() - 1)));
+    }
+    t.set(ps, 3 + size, now);
+  }
+
+  /**
+   * Runs a bound {@link #claim} or {@link #claimIds} on {@code c}, in its open transaction, and
+   * returns the claimed rows, whose statement closes with them. By default the statement itself
+   * returns them.
+   *
+   * @param c the connection, in the claim's transaction
+   * @param claim the bound claim
+   * @param messages the table the statement claims from
+   * @param now the claim's time, in epoch milliseconds
+   * @param until the end of the leases, in epoch milliseconds
+   * @return the claimed rows
+   * @throws SQLException if a statement fails
+   */
+  default ResultSet claimed(
+      Connection c, PreparedStatement claim, String messages, long now, long until)
+      throws SQLException {
+    return claim.executeQuery();
+  }
+
+  /** The columns a claim returns, in order. */
+  String CLAIMED_COLUMNS =
+      "id, message_key, payload, payload_ref, fence, attempts, created_at, last_error, priority,"
+          + " traceparent";
+
+  /**
+   * {@return {@code insert}, an {@code INSERT INTO ... VALUES} or {@code INSERT INTO ... SELECT},
+   * made to replace the columns {@code updated} of the row with the same {@code conflictColumns} (a
+   * unique key) where there is one}, with the values it would have inserted. {@code ON CONFLICT
+   * (...) DO UPDATE SET c = excluded.c} by default.
+   */
+  default String upsert(String insert, String conflictColumns, List<String> updated) {
+    return insert
+        + " ON CONFLICT ("
+        + conflictColumns
+        + ") DO UPDATE SET "
+        + updated.stream().map(u -> u + " = excluded." + u).collect(Collectors.joining(", "));
+  }
+
+  /**
+   * {@return a {@code DELETE} of the first rows of {@code table} by {@code order} that match {@code
+   * where}}, at most as many as its last parameter. By default through a subquery on the key
+   * columns {@code keys}, as {@link #updateFirst} does.
+   */
+  default String deleteFirst(String table, String keys, String where, String order) {
+    return "DELETE FROM " + table + " WHERE " + firstKeys(table, keys, where, order);
+  }
+
+  /** The condition of {@link #updateFirst} and {@link #deleteFirst}: a subquery on the keys. */
+  private static String firstKeys(String table, String keys, String where, String order) {
+    return "("
+        + keys
+        + ") IN (SELECT "
+        + keys
+        + " FROM "
+        + table
+        + " WHERE "
+        + where
+        + " ORDER BY "
+        + order
+        + " LIMIT ?)";
+  }
+
+  /**
    * {@return the fenced acknowledgement of many leases in one statement}, or nothing where a
    * statement per lease costs no more (an embedded database: no round trip to a server). The
    * statement takes two {@code BIGINT} arrays, the message ids and the fences pair by pair; deletes
@@ -149,21 +246,7 @@ public interface SqlDialect {
    * PostgreSQL takes {@code LIMIT} on an {@code UPDATE}.
    */
   default String updateFirst(String table, String keys, String set, String where, String order) {
-    return "UPDATE "
-        + table
-        + " SET "
-        + set
-        + " WHERE ("
-        + keys
-        + ") IN (SELECT "
-        + keys
-        + " FROM "
-        + table
-        + " WHERE "
-        + where
-        + " ORDER BY "
-        + order
-        + " LIMIT ?)";
+    return "UPDATE " + table + " SET " + set + " WHERE " + firstKeys(table, keys, where, order);
   }
 
   /** {@return the longest scope or key, in characters, the key columns hold} */
@@ -188,13 +271,4 @@ public interface SqlDialect {
    * side is null and the other not}
    */
   String distinct(String left, String right);
-
-  /**
-   * Refuses, with a typed error, a piece of the store whose statements this dialect does not have
-   * yet; by default every piece is there.
-   *
-   * @param piece what the caller asked for, as the error names it ("the job queue")
-   * @throws UnsupportedOperationException if this dialect does not carry it
-   */
-  default void requirePiece(String piece) {}
 }

@@ -1,6 +1,7 @@
 package dev.onceonly.internal.external;
 
 import dev.onceonly.internal.db.StatementCache;
+import dev.onceonly.internal.dialect.SqlDialect;
 import java.lang.invoke.MethodHandles;
 
 /**
@@ -21,16 +22,17 @@ final class ClaimStatements {
   final String expired;
   final String unknownPage;
 
-  ClaimStatements(String p) {
+  ClaimStatements(String p, SqlDialect dialect) {
     String t = p + "claims";
     select = "SELECT " + MUTABLE + " FROM " + t + " WHERE scope = ? AND intent_key = ?";
     insert =
-        "INSERT INTO "
-            + t
-            + " (scope, intent_key, "
-            + MUTABLE
-            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            + " ON CONFLICT (scope, intent_key) DO NOTHING";
+        dialect.insertOrNothing(
+            "INSERT INTO "
+                + t
+                + " (scope, intent_key, "
+                + MUTABLE
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "scope, intent_key");
     update =
         "UPDATE "
             + t

@@ -61,7 +61,7 @@ public final class SqlExternalEffects implements ExternalEffects {
   public SqlExternalEffects(
       StoreContext core, String prefix, RetryPolicy policy, Set<String> safeToRepeat) {
     this.core = core;
-    this.sql = new ClaimStatements(prefix);
+    this.sql = new ClaimStatements(prefix, core.database().sql());
     this.prefix = prefix;
     this.policy = Objects.requireNonNull(policy, "policy");
     this.safeToRepeat = Set.copyOf(safeToRepeat);

@@ -1,10 +1,12 @@
 package dev.onceonly.internal.maintenance;
 
+import dev.onceonly.internal.dialect.SqlDialect;
+
 /**
  * Every SQL statement of the maintenance operations, built once for a table prefix. The same in
- * both dialects: all values are bound as parameters, only the validated prefix is concatenated, and
- * the PostgreSQL schema declares its text keys {@code COLLATE "C"}, so orderings are bytewise there
- * as on SQLite.
+ * every dialect but the bounded purge of rejections: all values are bound as parameters, only the
+ * validated prefix is concatenated, and the PostgreSQL and MariaDB schemas declare their text keys
+ * with a bytewise collation, so orderings are bytewise there as on SQLite.
  */
 final class MaintenanceStatements {
   final String countIntents;
@@ -35,7 +37,7 @@ final class MaintenanceStatements {
   final String staleClaims;
   final String liveLeases;
 
-  MaintenanceStatements(String p) {
+  MaintenanceStatements(String p, SqlDialect dialect) {
     String withoutReceipt =
         " FROM "
             + p
@@ -81,11 +83,8 @@ final class MaintenanceStatements {
     countClaims = "SELECT state, COUNT(*) FROM " + p + "claims GROUP BY state ORDER BY state";
     countRejections = "SELECT COUNT(*) FROM " + p + "rejections";
     purgeRejections =
-        "DELETE FROM "
-            + p
-            + "rejections WHERE delivery_id IN (SELECT delivery_id FROM "
-            + p
-            + "rejections WHERE created_at < ? ORDER BY created_at, delivery_id LIMIT ?)";
+        dialect.deleteFirst(
+            p + "rejections", "delivery_id", "created_at < ?", "created_at, delivery_id");
     oldDeadLetters =
         "SELECT queue, message_key, payload_ref FROM "
             + p

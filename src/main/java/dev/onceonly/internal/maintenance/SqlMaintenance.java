@@ -64,7 +64,7 @@ public final class SqlMaintenance implements Maintenance {
     this.receipts = receipts;
     this.migrator = migrator;
     this.description = description;
-    this.sql = new MaintenanceStatements(prefix);
+    this.sql = new MaintenanceStatements(prefix, database.sql());
     this.queues = new QueueInspection(database, prefix);
   }
 
@@ -311,7 +311,6 @@ public final class SqlMaintenance implements Maintenance {
   public QueueBreakdown queueBreakdown(String queue, int partitions) {
     Objects.requireNonNull(queue, "queue");
     checkBatch("partitions", partitions);
-    database.sql().requirePiece("the job queue");
     return queues.breakdown(queue, clock.instant(), partitions);
   }
 
@@ -319,7 +318,6 @@ public final class SqlMaintenance implements Maintenance {
   public Optional<QueuedMessage> findMessage(String queue, String key) {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(key, "key");
-    database.sql().requirePiece("the job queue");
     return queues.find(queue, key, clock.instant());
   }
 
@@ -330,7 +328,6 @@ public final class SqlMaintenance implements Maintenance {
     if (afterId < 0) {
       throw new IllegalArgumentException("afterId must be >= 0: " + afterId);
     }
-    database.sql().requirePiece("the job queue");
     return queues.page(queue, afterId, limit, clock.instant());
   }
 

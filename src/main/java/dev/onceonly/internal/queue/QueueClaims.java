@@ -2,6 +2,7 @@ package dev.onceonly.internal.queue;
 
 import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.internal.dialect.InstantColumns;
+import dev.onceonly.internal.dialect.SqlDialect;
 import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Lease;
@@ -42,6 +43,8 @@ final class QueueClaims {
   private final StoreContext core;
   private final QueueStatements sql;
   private final InstantColumns times;
+  private final SqlDialect dialect;
+  private final String messages;
   private final RetryPolicy policy;
   private final QueueDeadLetters deadLetters;
   private final Map<String, AtomicInteger> sincePriorityOldest;
@@ -65,6 +68,8 @@ final class QueueClaims {
     this.core = core;
     this.sql = sql;
     this.times = core.times();
+    this.dialect = core.database().sql();
+    this.messages = core.prefix() + "messages";
     this.policy = policy;
     this.deadLetters = deadLetters;
     this.sincePriorityOldest = sincePriorityOldest;
@@ -153,8 +158,9 @@ final class QueueClaims {
       claimPartitioned(c, queue, now, max, until, perPartition, oldestFirst, ranked, exhausted);
     } else {
       try (PreparedStatement ps = c.prepareStatement(oldestFirst ? sql.claimOldest : sql.claim)) {
-        core.database().sql().bindClaim(ps, queue, now.toEpochMilli(), max, until.toEpochMilli());
-        try (ResultSet rs = ps.executeQuery()) {
+        long at = now.toEpochMilli();
+        dialect.bindClaim(ps, queue, at, max, until.toEpochMilli());
+        try (ResultSet rs = dialect.claimed(c, ps, messages, at, until.toEpochMilli())) {
           readClaimed(rs, queue, until, oldestFirst, ranked, exhausted);
         }
       }
@@ -272,13 +278,8 @@ final class QueueClaims {
             take.subList(from, Math.min(take.size(), from + QueueStatements.CLAIM_IDS));
         try (PreparedStatement ps = c.prepareStatement(sql.claimIds)) {
           long at = now.toEpochMilli();
-          times.set(ps, 1, until.toEpochMilli());
-          times.set(ps, 2, at);
-          for (int i = 0; i < QueueStatements.CLAIM_IDS; i++) {
-            ps.setLong(3 + i, chunk.get(Math.min(i, chunk.size() - 1)));
-          }
-          times.set(ps, 3 + QueueStatements.CLAIM_IDS, at);
-          try (ResultSet rs = ps.executeQuery()) {
+          dialect.bindClaimIds(ps, QueueStatements.CLAIM_IDS, chunk, at, until.toEpochMilli());
+          try (ResultSet rs = dialect.claimed(c, ps, messages, at, until.toEpochMilli())) {
             readClaimed(rs, queue, until, oldestFirst, ranked, exhausted);
           }
         }

@@ -25,6 +25,9 @@ import java.util.concurrent.ThreadLocalRandom;
 final class QueueSends {
   private static final Uniqueness DEFAULT_UNIQUENESS = Uniqueness.whileQueued();
 
+  /** The most expired taken keys one sweep deletes. */
+  private static final int SWEEP_BATCH = 100;
+
   private final StoreContext core;
   private final QueueStatements sql;
   private final InstantColumns times;
@@ -174,8 +177,8 @@ final class QueueSends {
     if (ThreadLocalRandom.current().nextInt(64) == 0) {
       try (PreparedStatement ps = c.prepareStatement(sql.sweepTakenKeys)) {
         ps.setString(1, m.queue());
-        ps.setString(2, m.queue());
-        times.set(ps, 3, now);
+        times.set(ps, 2, now);
+        ps.setInt(3, SWEEP_BATCH);
         ps.executeUpdate();
       }
     }

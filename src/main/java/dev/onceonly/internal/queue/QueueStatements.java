@@ -3,6 +3,7 @@ package dev.onceonly.internal.queue;
 import dev.onceonly.internal.db.StatementCache;
 import dev.onceonly.internal.dialect.SqlDialect;
 import java.lang.invoke.MethodHandles;
+import java.util.List;
 import java.util.Optional;
 
 /** Every SQL statement of the job queue, built once for a table prefix. */
@@ -51,11 +52,12 @@ final class QueueStatements {
   QueueStatements(String p, SqlDialect dialect) {
     String m = p + "messages";
     insertMessage =
-        "INSERT INTO "
-            + m
-            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
-            + " priority, traceparent, partition_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            + " ON CONFLICT (queue, message_key) DO NOTHING";
+        dialect.insertOrNothing(
+            "INSERT INTO "
+                + m
+                + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
+                + " priority, traceparent, partition_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "queue, message_key");
     messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
     claim = dialect.claim(m, false);
     claimOldest = dialect.claim(m, true);
@@ -66,17 +68,7 @@ final class QueueStatements {
             + m
             + " WHERE queue = ? AND leased = 1 AND deliver_at > ? AND partition_key IS NOT NULL"
             + " GROUP BY partition_key";
-    claimIds =
-        "UPDATE "
-            + m
-            + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1, leased = 1,"
-            + " first_claimed_at = COALESCE(first_claimed_at, ?)"
-            + " WHERE id IN ("
-            + String.join(", ", java.util.Collections.nCopies(CLAIM_IDS, "?"))
-            + ") AND "
-            + dialect.notIndexed("deliver_at")
-            + " <= ? RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"
-            + " last_error, priority, traceparent";
+    claimIds = dialect.claimIds(m, CLAIM_IDS);
     ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
     ackMany = dialect.ackMany(m);
     renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
@@ -101,19 +93,27 @@ final class QueueStatements {
             + " SET deliver_at = ?, last_error = ?, fence = fence + 1, leased = 0"
             + " WHERE id = ? AND fence = ?";
     deadLetter =
-        "INSERT INTO "
-            + p
-            + "dead_letters (queue, message_key, fingerprint, payload, payload_ref, attempts,"
-            + " last_error, created_at, dead_at, priority, partition_key, traceparent) SELECT"
-            + " queue, message_key, fingerprint, payload, payload_ref, ?, ?, created_at, ?,"
-            + " priority, partition_key, traceparent FROM "
-            + m
-            + " WHERE id = ? AND fence = ? ON CONFLICT (queue, message_key) DO UPDATE SET"
-            + " fingerprint = excluded.fingerprint, payload = excluded.payload,"
-            + " payload_ref = excluded.payload_ref, attempts = excluded.attempts,"
-            + " last_error = excluded.last_error, created_at = excluded.created_at,"
-            + " dead_at = excluded.dead_at, priority = excluded.priority,"
-            + " partition_key = excluded.partition_key, traceparent = excluded.traceparent";
+        dialect.upsert(
+            "INSERT INTO "
+                + p
+                + "dead_letters (queue, message_key, fingerprint, payload, payload_ref, attempts,"
+                + " last_error, created_at, dead_at, priority, partition_key, traceparent) SELECT"
+                + " queue, message_key, fingerprint, payload, payload_ref, ?, ?, created_at, ?,"
+                + " priority, partition_key, traceparent FROM "
+                + m
+                + " WHERE id = ? AND fence = ?",
+            "queue, message_key",
+            List.of(
+                "fingerprint",
+                "payload",
+                "payload_ref",
+                "attempts",
+                "last_error",
+                "created_at",
+                "dead_at",
+                "priority",
+                "partition_key",
+                "traceparent"));
     deleteMessage = "DELETE FROM " + m + " WHERE id = ? AND fence = ?";
     withdraw = "DELETE FROM " + m + " WHERE queue = ? AND message_key = ? RETURNING payload_ref";
     dropReplacedDeadPayload =
@@ -145,14 +145,15 @@ final class QueueStatements {
             + p
             + "dead_letters WHERE queue = ? AND message_key = ?";
     requeue =
-        "INSERT INTO "
-            + m
-            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
-            + " priority, partition_key, traceparent) SELECT queue, message_key, fingerprint,"
-            + " payload, payload_ref, ?, created_at, priority, partition_key, traceparent FROM "
-            + p
-            + "dead_letters WHERE queue = ? AND message_key = ?"
-            + " ON CONFLICT (queue, message_key) DO NOTHING";
+        dialect.insertOrNothing(
+            "INSERT INTO "
+                + m
+                + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
+                + " priority, partition_key, traceparent) SELECT queue, message_key, fingerprint,"
+                + " payload, payload_ref, ?, created_at, priority, partition_key, traceparent FROM "
+                + p
+                + "dead_letters WHERE queue = ? AND message_key = ?",
+            "queue, message_key");
     deleteDeadLetter = "DELETE FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
     depth = "SELECT COUNT(*) FROM " + m + " WHERE queue = ?";
     nextDue = "SELECT MIN(deliver_at) FROM " + m + " WHERE queue = ?";
@@ -163,25 +164,19 @@ final class QueueStatements {
         "SELECT fingerprint FROM " + u + " WHERE queue = ? AND message_key = ? AND taken_until > ?";
     deadKey = "SELECT fingerprint FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
     takeKey =
-        "INSERT INTO "
-            + u
-            + " (queue, message_key, fingerprint, taken_until) VALUES (?, ?, ?, ?)"
-            + " ON CONFLICT (queue, message_key) DO UPDATE SET fingerprint = excluded.fingerprint,"
-            + " taken_until = excluded.taken_until";
+        dialect.upsert(
+            "INSERT INTO "
+                + u
+                + " (queue, message_key, fingerprint, taken_until) VALUES (?, ?, ?, ?)",
+            "queue, message_key",
+            List.of("fingerprint", "taken_until"));
     sweepTakenKeys =
-        "DELETE FROM "
-            + u
-            + " WHERE queue = ? AND message_key IN (SELECT message_key FROM "
-            + u
-            + " WHERE queue = ? AND taken_until <= ? LIMIT 100)";
+        dialect.deleteFirst(
+            u, "queue, message_key", "queue = ? AND taken_until <= ?", "taken_until");
     StatementCache.registerFields(this, MethodHandles.lookup());
   }
 
-  /**
-   * How many ids {@link #claimIds} takes; fewer are padded by repeating the last. Its {@code
-   * deliver_at} test is for PostgreSQL's recheck of a row another transaction changed meanwhile,
-   * and on SQLite it must not pick the due index over the ids.
-   */
+  /** How many ids {@link #claimIds} takes; fewer are padded by repeating the last. */
   static final int CLAIM_IDS = 64;
 
   /**

@@ -1,10 +1,12 @@
 package dev.onceonly.internal.queue;
 
 import dev.onceonly.internal.db.StatementCache;
+import dev.onceonly.internal.dialect.SqlDialect;
 import java.lang.invoke.MethodHandles;
 
 /**
- * Every SQL statement of the schedules, built once for a table prefix; the same in both dialects.
+ * Every SQL statement of the schedules, built once for a table prefix; the same in every dialect
+ * but the insert if absent.
  */
 final class ScheduleStatements {
   static final String COLUMNS =
@@ -25,15 +27,16 @@ final class ScheduleStatements {
   final String release;
   final String nextOfQueue;
 
-  ScheduleStatements(String p) {
+  ScheduleStatements(String p, SqlDialect dialect) {
     String s = p + "schedules";
     insert =
-        "INSERT INTO "
-            + s
-            + " ("
-            + COLUMNS
-            + ", created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, 0, ?, ?)"
-            + " ON CONFLICT (name) DO NOTHING";
+        dialect.insertOrNothing(
+            "INSERT INTO "
+                + s
+                + " ("
+                + COLUMNS
+                + ", created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, 0, ?, ?)",
+            "name");
     find = "SELECT " + COLUMNS + " FROM " + s + " WHERE name = ?";
     list = "SELECT " + COLUMNS + " FROM " + s + " ORDER BY name";
     replace =

@@ -57,7 +57,7 @@ final class SqlSchedules implements Schedules {
 
   SqlSchedules(StoreContext core, String prefix, SqlJobQueue queue) {
     this.core = core;
-    this.sql = new ScheduleStatements(prefix);
+    this.sql = new ScheduleStatements(prefix, core.database().sql());
     this.times = core.times();
     this.queue = queue;
   }
