@@ -12,7 +12,9 @@ import java.io.InputStream;
 import java.io.Serial;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -47,12 +49,14 @@ public final class DashboardServlet extends HttpServlet {
   private final transient Actions actions;
   private final transient Guard guard;
   private final transient Predicate<HttpServletRequest> mayAct;
+  private final transient Function<HttpServletRequest, Map<String, String>> formFields;
   private final transient boolean readOnly;
 
   private DashboardServlet(Builder b) {
     this.readOnly = b.readOnly;
     this.guard = new Guard(b.accessToken);
     this.mayAct = b.mayAct;
+    this.formFields = b.formFields;
     OverviewPage overview = new OverviewPage(b.once, new History(), b.throughput);
     this.pages = new Pages(b.once, b.reconciler != null, b.auditRules, overview);
     this.actions = new Actions(b.once, b.reconciler);
@@ -170,7 +174,8 @@ public final class DashboardServlet extends HttpServlet {
       actor = guard.tokenRequired() ? "token" : "anonymous";
     }
     String csrf = mayActNow ? guard.csrfFor(req, res, cookiePath(req)) : null;
-    return new View(req, base(req), csrf, actor);
+    Map<String, String> fields = mayActNow ? formFields.apply(req) : Map.of();
+    return new View(req, base(req), csrf, actor, fields == null ? Map.of() : Map.copyOf(fields));
   }
 
   private static void secure(HttpServletResponse res) {
@@ -223,8 +228,14 @@ public final class DashboardServlet extends HttpServlet {
    * @param base the dashboard's path, to prefix links with
    * @param csrf the value forms carry, or null when this request may not act
    * @param actor who acts, for the log
+   * @param formFields the host's hidden fields each form carries besides the CSRF value
    */
-  record View(HttpServletRequest req, String base, String csrf, String actor) {
+  record View(
+      HttpServletRequest req,
+      String base,
+      String csrf,
+      String actor,
+      Map<String, String> formFields) {
     boolean mayAct() {
       return csrf != null;
     }
@@ -280,6 +291,7 @@ public final class DashboardServlet extends HttpServlet {
     private boolean readOnly;
     private String accessToken;
     private Predicate<HttpServletRequest> mayAct = req -> true;
+    private Function<HttpServletRequest, Map<String, String>> formFields = req -> Map.of();
     private Reconciler reconciler;
     private Throughput throughput;
     private Audit.Rules auditRules =
@@ -287,6 +299,21 @@ public final class DashboardServlet extends HttpServlet {
 
     private Builder(OnceOnly once) {
       this.once = Objects.requireNonNull(once, "once");
+    }
+
+    /**
+     * Adds hidden fields, read per request, to every action form besides the dashboard's own CSRF
+     * value: for a host framework that checks its own CSRF token on every POST before the dashboard
+     * sees it. The Spring Boot auto-configuration passes Spring Security's token here, so the
+     * dashboard's path needs no exemption from Spring Security's CSRF check. Names and values are
+     * escaped. Default none.
+     *
+     * @param formFields from a request to the fields (name to value) its forms carry
+     * @return this builder
+     */
+    public Builder formFields(Function<HttpServletRequest, Map<String, String>> formFields) {
+      this.formFields = Objects.requireNonNull(formFields, "formFields");
+      return this;
     }
 
     /**

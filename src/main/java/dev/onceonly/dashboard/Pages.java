@@ -142,6 +142,7 @@ final class Pages {
   static void form(Html h, View v, String action) {
     h.raw("<form method=\"post\" action=\"").text(v.base() + action).raw("\">");
     h.hidden(Guard.CSRF_FIELD, v.csrf());
+    v.formFields().forEach(h::hidden);
   }
 
   static String encode(String s) {

@@ -27,7 +27,9 @@ import org.springframework.util.ClassUtils;
  * may act is {@code onceonly.dashboard.authority}: with Spring Security on the class path, the
  * current {@code Authentication} must hold exactly that authority; without it, the servlet
  * container's {@code isUserInRole} decides. Each action is logged with the request's principal's
- * name. A {@link Reconciler} bean, if there is exactly one, gives the Receipts page its button.
+ * name. Every action form also carries Spring Security's CSRF token when its CSRF check is on, so
+ * the dashboard's path needs no exemption from it. A {@link Reconciler} bean, if there is exactly
+ * one, gives the Receipts page its button.
  */
 // Spring's types are the application's, which requires Spring itself: nothing to re-export.
 @SuppressWarnings("exports")
@@ -60,7 +62,8 @@ public class OnceOnlyDashboardAutoConfiguration {
     DashboardServlet.Builder b =
         DashboardServlet.builder(once)
             .readOnly(properties.readOnly())
-            .mayAct(mayAct(properties.authority(), getClass().getClassLoader()));
+            .mayAct(mayAct(properties.authority(), getClass().getClassLoader()))
+            .formFields(new SpringSecurityCsrfField());
     Reconciler reconciler = reconcilers.getIfUnique();
     if (reconciler != null) {
       b.reconciler(reconciler);

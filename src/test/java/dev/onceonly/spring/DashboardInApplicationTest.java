@@ -7,6 +7,10 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Message;
 import dev.onceonly.testing.Db;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import java.net.CookieManager;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -33,6 +37,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.Customizer;
@@ -51,10 +56,15 @@ import org.springframework.security.web.SecurityFilterChain;
  */
 class DashboardInApplicationTest {
   private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([A-Za-z0-9_-]+)\"");
+  private static final Pattern SPRING_CSRF =
+      Pattern.compile("name=\"_csrf\" value=\"([A-Za-z0-9_=+/-]+)\"");
 
   @TempDir Path dir;
 
-  /** Every request authenticated; Spring Security's own CSRF check left to the dashboard's. */
+  /**
+   * Every request authenticated, and Spring Security's own CSRF check on for every path, the
+   * dashboard's included: the dashboard's forms carry Spring's token besides their own value.
+   */
   @SpringBootConfiguration
   @EnableAutoConfiguration
   @EnableWebSecurity
@@ -62,10 +72,28 @@ class DashboardInApplicationTest {
     @Bean
     SecurityFilterChain security(HttpSecurity http) throws Exception {
       http.authorizeHttpRequests(a -> a.anyRequest().authenticated())
-          .httpBasic(Customizer.withDefaults())
-          // the dashboard signs its own CSRF value into every form (a signed double submit)
-          .csrf(c -> c.ignoringRequestMatchers("/ops/**", "/onceonly/**"));
+          .httpBasic(Customizer.withDefaults());
       return http.build();
+    }
+
+    /**
+     * Hands any user the Spring Security CSRF token of their session, so that a test can send a
+     * POST that passes Spring's check and reaches the dashboard's own.
+     */
+    @Bean
+    ServletRegistrationBean<HttpServlet> springToken() {
+      HttpServlet token =
+          new HttpServlet() {
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse res)
+                throws IOException {
+              Map<String, String> field = new SpringSecurityCsrfField().apply(req);
+              res.setContentType("text/plain");
+              res.getWriter()
+                  .write(field.keySet().iterator().next() + "=" + field.values().iterator().next());
+            }
+          };
+      return new ServletRegistrationBean<>(token, "/spring-token");
     }
 
     @Bean
@@ -107,10 +135,11 @@ class DashboardInApplicationTest {
         HttpResponse<String> seen = bob.get("/ops/dead-letters");
         assertThat(seen.statusCode()).isEqualTo(200);
         assertThat(seen.body()).contains("m-1").doesNotContain("name=\"csrf\"");
+        String[] bobs = bob.get("/spring-token").body().split("=", 2);
         HttpResponse<String> refused =
             bob.post(
                 "/ops/dead-letters/requeue",
-                Map.of("queue", "mail", "key", "m-1", "csrf", "A".repeat(43)));
+                Map.of("queue", "mail", "key", "m-1", "csrf", "A".repeat(43), bobs[0], bobs[1]));
         assertThat(refused.statusCode()).isEqualTo(403);
         assertThat(refused.body()).contains("nothing changed");
         assertThat(Db.count(file(), "SELECT COUNT(*) FROM onceonly_dead_letters")).isOne();
@@ -120,10 +149,29 @@ class DashboardInApplicationTest {
         HttpResponse<String> page = alice.get("/ops/dead-letters");
         Matcher csrf = CSRF.matcher(page.body());
         assertThat(csrf.find()).as(page.body()).isTrue();
+        Matcher spring = SPRING_CSRF.matcher(page.body());
+        assertThat(spring.find()).as("the form carries Spring Security's token").isTrue();
+        assertThat(
+                alice
+                    .post(
+                        "/ops/dead-letters/requeue",
+                        Map.of("queue", "mail", "key", "m-1", "csrf", csrf.group(1)))
+                    .statusCode())
+            .as("Spring Security's check is on for the dashboard's path")
+            .isEqualTo(403);
+        assertThat(Db.count(file(), "SELECT COUNT(*) FROM onceonly_dead_letters")).isOne();
         HttpResponse<String> done =
             alice.post(
                 "/ops/dead-letters/requeue",
-                Map.of("queue", "mail", "key", "m-1", "csrf", csrf.group(1)));
+                Map.of(
+                    "queue",
+                    "mail",
+                    "key",
+                    "m-1",
+                    "csrf",
+                    csrf.group(1),
+                    "_csrf",
+                    spring.group(1)));
         assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
         assertThat(done.body()).contains("Requeued");
       } finally {
@@ -153,9 +201,12 @@ class DashboardInApplicationTest {
       assertThat(alice.get("/onceonly/dead-letters").body())
           .contains("m-1")
           .doesNotContain("name=\"csrf\"");
+      String[] token = alice.get("/spring-token").body().split("=", 2);
       assertThat(
               alice
-                  .post("/onceonly/dead-letters/requeue", Map.of("queue", "mail", "key", "m-1"))
+                  .post(
+                      "/onceonly/dead-letters/requeue",
+                      Map.of("queue", "mail", "key", "m-1", token[0], token[1]))
                   .statusCode())
           .isEqualTo(405);
       assertThat(Db.count(file(), "SELECT COUNT(*) FROM onceonly_dead_letters")).isOne();
