@@ -1,5 +1,6 @@
 package dev.onceonly.internal.dialect;
 
+import dev.onceonly.maintenance.Durability;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -166,6 +167,11 @@ final class MariaDbDialect implements SqlDialect {
   public Optional<String> serverClock() {
     return Optional.of(
         "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000");
+  }
+
+  @Override
+  public Durability durability(Connection c) throws SQLException {
+    return ServerDurability.mariadb(c);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.onceonly.internal.dialect;
 
+import dev.onceonly.maintenance.Durability;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -69,6 +70,11 @@ final class PostgresDialect implements SqlDialect {
   public Optional<String> serverClock() {
     return Optional.of(
         "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)");
+  }
+
+  @Override
+  public Durability durability(Connection c) throws SQLException {
+    return ServerDurability.postgres(c);
   }
 
   @Override

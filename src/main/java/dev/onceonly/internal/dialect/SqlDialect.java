@@ -1,5 +1,6 @@
 package dev.onceonly.internal.dialect;
 
+import dev.onceonly.maintenance.Durability;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -107,6 +108,12 @@ public interface SqlDialect {
 
   /** {@return whether sends can wake receivers in other processes through the database} */
   boolean notifiesSends();
+
+  /**
+   * Reads, on {@code c}, whether the server keeps what it answers: through its own crash and
+   * through a failover to a standby.
+   */
+  Durability durability(Connection c) throws SQLException;
 
   // --- statements that differ -----------------------------------------------------------------
 

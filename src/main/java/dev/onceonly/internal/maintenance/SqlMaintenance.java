@@ -6,6 +6,7 @@ import dev.onceonly.external.ClaimState;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.maintenance.Audit;
+import dev.onceonly.maintenance.Durability;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.maintenance.StoreStatus.PendingIntent;
@@ -235,6 +236,11 @@ public final class SqlMaintenance implements Maintenance {
   @Override
   public SchemaVersion schemaVersion() {
     return new SchemaVersion(migrator.recordedVersion(), Migrator.latestVersion());
+  }
+
+  @Override
+  public Durability durability() {
+    return database.read(c -> database.sql().durability(c));
   }
 
   @Override
