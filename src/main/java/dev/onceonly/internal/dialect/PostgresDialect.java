@@ -36,6 +36,19 @@ final class PostgresDialect implements SqlDialect {
     return "40001".equals(state) || "40P01".equals(state);
   }
 
+  /**
+   * Also the server shutting down or crashing under the session ({@code 57P01}, {@code 57P02}) and
+   * a server still starting ({@code 57P03}), as during a failover.
+   */
+  @Override
+  public boolean connectionLost(SQLException e) {
+    String state = e.getSQLState();
+    return SqlDialect.super.connectionLost(e)
+        || "57P01".equals(state)
+        || "57P02".equals(state)
+        || "57P03".equals(state);
+  }
+
   @Override
   public boolean locksKeys() {
     return true;

@@ -50,6 +50,19 @@ public interface SqlDialect {
   boolean retryable(SQLException e);
 
   /**
+   * Returns whether {@code e} says the connection is gone or none could be had (SQL state class
+   * {@code 08}, or a driver's connection exception), so that the same work may run again once the
+   * server answers.
+   */
+  default boolean connectionLost(SQLException e) {
+    String state = e.getSQLState();
+    return (state != null && state.startsWith("08"))
+        || e instanceof java.sql.SQLRecoverableException
+        || e instanceof java.sql.SQLTransientConnectionException
+        || e instanceof java.sql.SQLNonTransientConnectionException;
+  }
+
+  /**
    * Returns whether two steps on one key must be kept apart by a lock of their own. Where a write
    * transaction already excludes every other writer (SQLite's {@code BEGIN IMMEDIATE}) they need
    * none; where writers run side by side, the first step on a key has no row to lock yet.
