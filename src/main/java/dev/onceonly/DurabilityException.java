@@ -1,7 +1,5 @@
 package dev.onceonly;
 
-import dev.onceonly.maintenance.Durability;
-
 /**
  * The server a store writes to may lose commits it has answered, and the store was built to refuse
  * that ({@link OnceOnly.Builder#requireSynchronousReplication}). Nothing was written; the message

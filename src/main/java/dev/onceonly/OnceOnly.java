@@ -1019,7 +1019,7 @@ public final class OnceOnly implements AutoCloseable {
               this::openSqliteFile,
               connection,
               dataSource,
-              dialect,
+              sqliteFile != null ? Dialect.SQLITE : dialect,
               groupCommitMaxBatch,
               groupCommitMaxWait));
     }

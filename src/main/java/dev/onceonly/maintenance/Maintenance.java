@@ -1,5 +1,6 @@
 package dev.onceonly.maintenance;
 
+import dev.onceonly.Durability;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.onceonly.spring;
 
-import dev.onceonly.maintenance.Durability;
+import dev.onceonly.Durability;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import java.time.Duration;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.onceonly.Durability;
 import dev.onceonly.DurabilityException;
 import dev.onceonly.OnceOnly;
-import dev.onceonly.maintenance.Durability;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.PatroniCluster;

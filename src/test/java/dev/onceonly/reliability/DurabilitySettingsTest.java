@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.onceonly.Durability;
 import dev.onceonly.DurabilityException;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
-import dev.onceonly.maintenance.Durability;
 import dev.onceonly.testing.Db;
 import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.LogCapture;

@@ -22,7 +22,8 @@ public final class Databases {
    * @param sqliteOpener opens the SQLite file with the builder's settings, or null
    * @param connection a caller's connection, or null
    * @param dataSource a caller's data source, or null
-   * @param dialect the dialect, or null to read it from the connection's metadata
+   * @param dialect the dialect (SQLite's for a file), or null to read it from the connection's
+   *     metadata
    * @param maxBatch the group commit's largest batch
    * @param maxWait the group commit's longest wait
    */
@@ -52,7 +53,7 @@ public final class Databases {
     if (source.sqliteFile() != null) {
       SqliteFiles.refuseUnwritable(source.sqliteFile()); // SQLite would open it read-only, silently
       return new SingleConnectionDatabase(
-          Dialect.SQLITE, source.sqliteOpener(), true, source.maxBatch(), source.maxWait());
+          source.dialect(), source.sqliteOpener(), true, source.maxBatch(), source.maxWait());
     }
     if (source.connection() != null) {
       Connection c = source.connection();

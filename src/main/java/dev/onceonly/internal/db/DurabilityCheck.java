@@ -1,7 +1,7 @@
 package dev.onceonly.internal.db;
 
+import dev.onceonly.Durability;
 import dev.onceonly.DurabilityException;
-import dev.onceonly.maintenance.Durability;
 
 /**
  * What {@code OnceOnly.Builder.build()} does with the {@link Durability} of the server it writes

@@ -1,6 +1,6 @@
 package dev.onceonly.internal.dialect;
 
-import dev.onceonly.maintenance.Durability;
+import dev.onceonly.Durability;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

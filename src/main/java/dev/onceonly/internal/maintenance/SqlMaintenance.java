@@ -1,12 +1,12 @@
 package dev.onceonly.internal.maintenance;
 
+import dev.onceonly.Durability;
 import dev.onceonly.IntentKey;
 import dev.onceonly.ReceiptStore;
 import dev.onceonly.external.ClaimState;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.maintenance.Audit;
-import dev.onceonly.maintenance.Durability;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.maintenance.StoreStatus.PendingIntent;

@@ -1,4 +1,4 @@
-package dev.onceonly.maintenance;
+package dev.onceonly;
 
 import java.util.List;
 import java.util.Map;
