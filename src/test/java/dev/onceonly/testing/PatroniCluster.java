@@ -126,12 +126,26 @@ public final class PatroniCluster implements AutoCloseable {
       try {
         cluster.startAll();
       } catch (RuntimeException | Error e) {
+        cluster.printLogTails();
         cluster.close();
         throw e;
       }
       return cluster;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the Patroni cluster", e);
+    }
+  }
+
+  /** Prints the last lines of etcd's and each node's log, before a failed start deletes them. */
+  private void printLogTails() {
+    for (String name : List.of("etcd", "node1", "node2", "node3")) {
+      try {
+        List<String> lines = Files.readAllLines(dir.resolve(name + ".log"));
+        System.err.println("--- " + name + ".log, last lines:");
+        lines.subList(Math.max(0, lines.size() - 15), lines.size()).forEach(System.err::println);
+      } catch (IOException | RuntimeException e) {
+        System.err.println("--- no " + name + ".log: " + e);
+      }
     }
   }
 
