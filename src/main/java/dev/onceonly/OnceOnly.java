@@ -5,11 +5,11 @@ import dev.onceonly.events.Events;
 import dev.onceonly.events.OnceOnlyListener;
 import dev.onceonly.external.ExternalEffects;
 import dev.onceonly.internal.db.CallerTransactions;
-import dev.onceonly.internal.db.DataSourceDatabase;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.DatabaseClock;
+import dev.onceonly.internal.db.Databases;
+import dev.onceonly.internal.db.DurabilityCheck;
 import dev.onceonly.internal.db.Migrator;
-import dev.onceonly.internal.db.SingleConnectionDatabase;
 import dev.onceonly.internal.db.SqliteFiles;
 import dev.onceonly.internal.external.SqlExternalEffects;
 import dev.onceonly.internal.maintenance.SqlMaintenance;
@@ -431,6 +431,7 @@ public final class OnceOnly implements AutoCloseable {
     private boolean listenerSeesScopes;
     private int listenerBuffer = Events.DEFAULT_CAPACITY;
     private TraceContext traceContext = TraceContext.none();
+    private boolean requireSynchronousReplication;
 
     private Builder() {}
 
@@ -894,6 +895,21 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     /**
+     * Sets whether {@link #build()} refuses a server that may lose answered commits on a failover:
+     * one with no synchronous standby ({@code synchronous_standby_names} empty, or {@code
+     * synchronous_commit} {@code off} or {@code local}; see {@link Maintenance#durability()}).
+     * Default false: {@code build()} then only logs, once at WARNING, what may be lost. A SQLite
+     * file has no standby, so it is refused.
+     *
+     * @param require whether to refuse a store without a synchronous standby
+     * @return this builder
+     */
+    public Builder requireSynchronousReplication(boolean require) {
+      this.requireSynchronousReplication = require;
+      return this;
+    }
+
+    /**
      * Opens the store and applies the schema migrations, or with {@link Migrations#VALIDATE} checks
      * the schema's version.
      *
@@ -903,6 +919,8 @@ public final class OnceOnly implements AutoCloseable {
      * @throws SchemaVersionException if the schema is newer than this library, or with {@link
      *     Migrations#VALIDATE} missing or older
      * @throws StoreException if the database cannot be opened or migrated
+     * @throws DurabilityException with {@link #requireSynchronousReplication} if the server has no
+     *     synchronous standby
      */
     public OnceOnly build() {
       if (currentTransaction != null && dataSource == null) {
@@ -927,6 +945,9 @@ public final class OnceOnly implements AutoCloseable {
         }
         InstantSource time =
             clock != null ? clock : databaseClock != null ? databaseClock : InstantSource.system();
+        if (sqliteFile == null || requireSynchronousReplication) { // a file's synchronous is ours
+          DurabilityCheck.run(database, description(database), requireSynchronousReplication);
+        }
         Migrator migrator = new Migrator(database, tablePrefix, time);
         if (migrations == Migrations.APPLY) {
           migrator.migrate();
@@ -987,39 +1008,15 @@ public final class OnceOnly implements AutoCloseable {
     }
 
     private Database openDatabase() {
-      int sources =
-          (sqliteFile != null ? 1 : 0)
-              + (dataSource != null ? 1 : 0)
-              + (connection != null ? 1 : 0);
-      if (sources != 1) {
-        throw new IllegalStateException("set exactly one of sqlite, dataSource or connection");
-      }
-      if (sqliteFile != null) {
-        SqliteFiles.refuseUnwritable(sqliteFile); // SQLite would open it read-only, silently
-        return new SingleConnectionDatabase(
-            Dialect.SQLITE, this::openSqliteFile, true, groupCommitMaxBatch, groupCommitMaxWait);
-      }
-      if (connection != null) {
-        Connection c = connection;
-        return new SingleConnectionDatabase(
-            detect(c), () -> c, false, groupCommitMaxBatch, groupCommitMaxWait);
-      }
-      try (Connection c = dataSource.getConnection()) {
-        return new DataSourceDatabase(detect(c), dataSource);
-      } catch (SQLException e) {
-        throw new StoreException("cannot connect to the data source", "unknown", e);
-      }
-    }
-
-    private Dialect detect(Connection c) {
-      if (dialect != null) {
-        return dialect;
-      }
-      try {
-        return Dialect.detect(c);
-      } catch (SQLException e) {
-        throw new StoreException("cannot read the connection's metadata", "unknown", e);
-      }
+      return Databases.open(
+          new Databases.Source(
+              sqliteFile,
+              this::openSqliteFile,
+              connection,
+              dataSource,
+              sqliteFile != null ? Dialect.SQLITE : dialect,
+              groupCommitMaxBatch,
+              groupCommitMaxWait));
     }
 
     private Connection openSqliteFile() throws SQLException {

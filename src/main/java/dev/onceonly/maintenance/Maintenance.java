@@ -1,5 +1,6 @@
 package dev.onceonly.maintenance;
 
+import dev.onceonly.Durability;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -178,6 +179,16 @@ public interface Maintenance {
    * @throws dev.onceonly.StoreException if the database cannot be read
    */
   SchemaVersion schemaVersion();
+
+  /**
+   * Reads, from the settings of the server this store writes to, whether it keeps what it answers:
+   * through a crash of the server, and through a failover to a standby. Read on a connection of the
+   * store, so a setting changed for its role or database counts.
+   *
+   * @return the settings read and what may be lost
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  Durability durability();
 
   /**
    * Applies receipt retention until nothing is left to do: results past their expiry become

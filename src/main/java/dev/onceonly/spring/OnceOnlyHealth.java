@@ -1,5 +1,6 @@
 package dev.onceonly.spring;
 
+import dev.onceonly.Durability;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import java.time.Duration;
@@ -12,7 +13,8 @@ import java.util.Map;
  * What the health indicator reports, read through the maintenance API and judged against {@link
  * OnceOnlyProperties.Health}, with no Spring Boot type in it: Actuator's types moved between Boot 3
  * and Boot 4, and each line's indicator ({@code OnceOnlyHealthIndicator}, {@code
- * OnceOnlyBoot4HealthIndicator}) only turns this into its {@code Health}. Down is only for what an
+ * OnceOnlyBoot4HealthIndicator}) only turns this into its {@code Health}. What the server may lose
+ * (see {@link Maintenance#durability()}) is shown under {@code mayBeLost}. Down is only for what an
  * operator must act on: a schema that is not this library's version, and a threshold exceeded.
  *
  * @param down whether an operator must act
@@ -40,6 +42,14 @@ record OnceOnlyHealth(boolean down, Map<String, Object> details) {
     long unknown = status.claims().getOrDefault(UNKNOWN, 0L);
     details.put("unknownOutcomes", unknown);
     details.put("deadLetters", status.deadLetterTotal());
+    Durability durability = maintenance.durability();
+    details.put("crashSafe", durability.crashSafe());
+    details.put("failoverSafe", durability.failoverSafe());
+    details.put("synchronousStandbys", durability.synchronousStandbys());
+    details.put("durabilitySettings", durability.settings());
+    if (!durability.risks().isEmpty()) {
+      details.put("mayBeLost", durability.risks()); // a risk to know of, not an outage: still up
+    }
     if (bounds.maxPendingIntentAge() != null
         && oldest != null
         && oldest.compareTo(bounds.maxPendingIntentAge()) > 0) {

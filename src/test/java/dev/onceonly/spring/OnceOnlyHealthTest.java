@@ -130,6 +130,45 @@ class OnceOnlyHealthTest {
     }
   }
 
+  /**
+   * On the embedded PostgreSQL (fsync and synchronous_commit off, no standby) the health stays up
+   * and says what may be lost; on a SQLite file with synchronous FULL nothing is at risk.
+   */
+  @Test
+  void showsWhatTheServerMayLoseWithoutGoingDown() throws Exception {
+    String db = dev.onceonly.testing.EmbeddedPg.newDatabase("health_durability");
+    try (com.zaxxer.hikari.HikariDataSource pool = dev.onceonly.testing.EmbeddedPg.pool(db, 2)) {
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  OnceOnlyAutoConfigurationTest.present(
+                      "dev.onceonly.spring.OnceOnlyAutoConfiguration",
+                      "dev.onceonly.spring.OnceOnlyHealthAutoConfiguration",
+                      "dev.onceonly.spring.OnceOnlyBoot4HealthAutoConfiguration")))
+          .withBean(javax.sql.DataSource.class, () -> pool)
+          .run(
+              context -> {
+                Reported reported = health(context);
+                assertThat(reported.status()).isEqualTo("UP");
+                assertThat(reported.details())
+                    .containsEntry("crashSafe", false)
+                    .containsEntry("failoverSafe", false)
+                    .containsEntry("synchronousStandbys", 0);
+                assertThat((List<?>) reported.details().get("mayBeLost"))
+                    .anySatisfy(r -> assertThat(r.toString()).startsWith("fsync is off"))
+                    .anySatisfy(r -> assertThat(r.toString()).startsWith("no synchronous standby"));
+              });
+    }
+    runner(dir.resolve("durable.db"))
+        .run(
+            context -> {
+              Reported reported = health(context);
+              assertThat(reported.details())
+                  .containsEntry("crashSafe", true)
+                  .doesNotContainKey("mayBeLost");
+            });
+  }
+
   @Test
   void downForADeadLetterOrAnUnknownOutcomeOverTheBoundAndUpOnceResolved() {
     runner(dir.resolve("health.db"))

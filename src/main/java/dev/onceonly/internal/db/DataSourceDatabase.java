@@ -54,13 +54,15 @@ public final class DataSourceDatabase extends Database {
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       begin(c);
+      boolean committing = false;
       try {
         T result = work.run(c);
+        committing = true;
         commit(c);
         return result;
       } catch (Throwable failure) {
         rollback(c, failure);
-        throw propagate(failure, "write transaction failed");
+        throw committing ? commitFailed(failure) : lostOrPropagate(failure);
       } finally {
         restore(c, autoCommit);
       }
@@ -69,9 +71,19 @@ public final class DataSourceDatabase extends Database {
     }
   }
 
-  private static void restore(Connection c, boolean autoCommit) throws SQLException {
-    if (c.getAutoCommit() != autoCommit) {
-      c.setAutoCommit(autoCommit);
+  /**
+   * Gives the connection back as it came; on a connection that is gone there is nothing to restore
+   * (the pool drops it), and the failure already under way must reach the caller, not this one.
+   */
+  private void restore(Connection c, boolean autoCommit) throws SQLException {
+    try {
+      if (c.getAutoCommit() != autoCommit) {
+        c.setAutoCommit(autoCommit);
+      }
+    } catch (SQLException e) {
+      if (!connectionLost(e) && !c.isClosed()) {
+        throw e;
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.onceonly.internal.db;
 
+import dev.onceonly.ConnectionLostException;
 import dev.onceonly.CurrentTransaction;
 import dev.onceonly.StoreException;
 import dev.onceonly.internal.dialect.InstantColumns;
@@ -256,7 +257,53 @@ public abstract class Database implements AutoCloseable {
   }
 
   protected final StoreException storeError(String what, SQLException e) {
-    return new StoreException(what, dialect().id(), e);
+    return sql.connectionLost(e)
+        ? new ConnectionLostException(what, dialect().id(), e, false)
+        : new StoreException(what, dialect().id(), e);
+  }
+
+  /**
+   * Turns what a commit threw into the exception its caller gets: a lost connection makes the
+   * outcome unknown ({@link ConnectionLostException#commitUnknown()}); anything else passes as
+   * {@link #propagate} passes it.
+   */
+  protected final RuntimeException commitFailed(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLException e && sql.connectionLost(e)) {
+        return new ConnectionLostException(
+            "the commit got no answer: it may have committed", dialect().id(), e, true);
+      }
+    }
+    return propagate(failure, "commit failed");
+  }
+
+  /**
+   * Turns what a transaction threw before its commit into the exception its caller gets: a lost
+   * connection anywhere in its causes (also under an effect's own exception) becomes a {@link
+   * ConnectionLostException}, since nothing of the transaction was committed and the same work may
+   * run again; anything else passes as {@link #propagate} passes it.
+   */
+  protected final RuntimeException lostOrPropagate(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLException e && sql.connectionLost(e)) {
+        ConnectionLostException lost =
+            new ConnectionLostException(
+                "the connection was lost in the transaction; nothing was committed",
+                dialect().id(),
+                e,
+                false);
+        if (t != failure) {
+          lost.addSuppressed(failure);
+        }
+        return lost;
+      }
+    }
+    return propagate(failure, "write transaction failed");
+  }
+
+  /** {@return whether {@code e} says the connection is gone} */
+  protected final boolean connectionLost(SQLException e) {
+    return sql.connectionLost(e);
   }
 
   @Override

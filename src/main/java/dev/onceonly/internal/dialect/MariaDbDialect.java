@@ -1,5 +1,6 @@
 package dev.onceonly.internal.dialect;
 
+import dev.onceonly.Durability;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -163,6 +164,11 @@ final class MariaDbDialect implements SqlDialect {
   public Optional<String> serverClock() {
     return Optional.of(
         "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000");
+  }
+
+  @Override
+  public Durability durability(Connection c) throws SQLException {
+    return ServerDurability.mariadb(c);
   }
 
   @Override

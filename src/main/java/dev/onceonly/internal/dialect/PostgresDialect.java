@@ -1,5 +1,6 @@
 package dev.onceonly.internal.dialect;
 
+import dev.onceonly.Durability;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -33,6 +34,19 @@ final class PostgresDialect implements SqlDialect {
   public boolean retryable(SQLException e) {
     String state = e.getSQLState();
     return "40001".equals(state) || "40P01".equals(state);
+  }
+
+  /**
+   * Also the server shutting down or crashing under the session ({@code 57P01}, {@code 57P02}) and
+   * a server still starting ({@code 57P03}), as during a failover.
+   */
+  @Override
+  public boolean connectionLost(SQLException e) {
+    String state = e.getSQLState();
+    return SqlDialect.super.connectionLost(e)
+        || "57P01".equals(state)
+        || "57P02".equals(state)
+        || "57P03".equals(state);
   }
 
   @Override
@@ -69,6 +83,11 @@ final class PostgresDialect implements SqlDialect {
   public Optional<String> serverClock() {
     return Optional.of(
         "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)");
+  }
+
+  @Override
+  public Durability durability(Connection c) throws SQLException {
+    return ServerDurability.postgres(c);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.onceonly.internal.dialect;
 
+import dev.onceonly.Durability;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -51,6 +52,19 @@ public interface SqlDialect {
    * because of what it did.
    */
   boolean retryable(SQLException e);
+
+  /**
+   * Returns whether {@code e} says the connection is gone or none could be had (SQL state class
+   * {@code 08}, or a driver's connection exception), so that the same work may run again once the
+   * server answers.
+   */
+  default boolean connectionLost(SQLException e) {
+    String state = e.getSQLState();
+    return (state != null && state.startsWith("08"))
+        || e instanceof java.sql.SQLRecoverableException
+        || e instanceof java.sql.SQLTransientConnectionException
+        || e instanceof java.sql.SQLNonTransientConnectionException;
+  }
 
   /**
    * Returns whether two steps on one key must be kept apart by a lock of their own. Where a write
@@ -111,6 +125,12 @@ public interface SqlDialect {
 
   /** {@return whether sends can wake receivers in other processes through the database} */
   boolean notifiesSends();
+
+  /**
+   * Reads, on {@code c}, whether the server keeps what it answers: through its own crash and
+   * through a failover to a standby.
+   */
+  Durability durability(Connection c) throws SQLException;
 
   // --- statements that differ -----------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 package dev.onceonly.internal.dialect;
 
+import dev.onceonly.Durability;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -72,6 +73,11 @@ final class SqliteDialect implements SqlDialect {
   @Override
   public Optional<String> serverClock() {
     return Optional.empty();
+  }
+
+  @Override
+  public Durability durability(Connection c) throws SQLException {
+    return ServerDurability.sqlite(c);
   }
 
   @Override

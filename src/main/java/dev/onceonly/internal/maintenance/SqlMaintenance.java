@@ -1,5 +1,6 @@
 package dev.onceonly.internal.maintenance;
 
+import dev.onceonly.Durability;
 import dev.onceonly.IntentKey;
 import dev.onceonly.ReceiptStore;
 import dev.onceonly.external.ClaimState;
@@ -334,6 +335,11 @@ public final class SqlMaintenance implements Maintenance {
   @Override
   public SchemaVersion schemaVersion() {
     return new SchemaVersion(migrator.recordedVersion(), Migrator.latestVersion());
+  }
+
+  @Override
+  public Durability durability() {
+    return database.read(c -> database.sql().durability(c));
   }
 
   @Override

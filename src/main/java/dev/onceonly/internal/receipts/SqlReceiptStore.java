@@ -1,6 +1,7 @@
 package dev.onceonly.internal.receipts;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.onceonly.ConnectionLostException;
 import dev.onceonly.Effect;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
@@ -8,6 +9,7 @@ import dev.onceonly.IntentNotRegisteredException;
 import dev.onceonly.Outcome;
 import dev.onceonly.Receipt;
 import dev.onceonly.ReceiptStore;
+import dev.onceonly.StoreException;
 import dev.onceonly.UnstorableResultException;
 import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.internal.db.EffectConnection;
@@ -60,6 +62,9 @@ public final class SqlReceiptStore implements ReceiptStore {
       return outcome;
     } catch (EffectFailed e) {
       throw this.<X>unwrap(e);
+    } catch (ConnectionLostException e) {
+      outcome = afterUnansweredCommit(e, request, resultType);
+      return outcome;
     } finally {
       if (started != 0) {
         published(request, outcome, started);
@@ -133,6 +138,31 @@ public final class SqlReceiptStore implements ReceiptStore {
     Receipt existing = core.database().read(c -> lookup(c, request.key())).receipt();
     if (existing == null || !existing.forgetAt().isAfter(now)) {
       return null;
+    }
+    return answer(existing, request, resultType, now);
+  }
+
+  /**
+   * After a lost connection: when the commit was sent and got no answer, looks the receipt up again
+   * (on a new connection, so after a failover on the new primary) and answers from it if it is
+   * there; otherwise, or when the database cannot be read either, the failure stands, and calling
+   * the same step again is safe (it takes the key's lock and looks again before the effect runs).
+   */
+  private <T> Outcome<T> afterUnansweredCommit(
+      ConnectionLostException e, RequestPreparer.Prepared request, Class<T> resultType) {
+    if (!e.commitUnknown()) {
+      throw e;
+    }
+    Instant now = Instant.ofEpochMilli(core.clock().millis());
+    Receipt existing;
+    try {
+      existing = core.database().read(c -> lookup(c, request.key())).receipt();
+    } catch (StoreException unreadable) {
+      e.addSuppressed(unreadable);
+      throw e;
+    }
+    if (existing == null || !existing.forgetAt().isAfter(now)) {
+      throw e;
     }
     return answer(existing, request, resultType, now);
   }
