@@ -6,6 +6,8 @@ import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.SchedulerBuilder;
 import com.github.kagkarlsson.scheduler.SchedulerClient;
 import com.github.kagkarlsson.scheduler.jdbc.DefaultJdbcCustomization;
+import com.github.kagkarlsson.scheduler.jdbc.JdbcCustomization;
+import com.github.kagkarlsson.scheduler.jdbc.MariaDBJdbcCustomization;
 import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
@@ -62,12 +64,32 @@ final class PeerTargets {
   };
 
   /**
+   * db-scheduler's table for MySQL and MariaDB, from its documentation: {@code TIMESTAMP(6)}
+   * columns, which the scheduler fills in UTC ({@link MariaDBJdbcCustomization} with {@code
+   * persistTimestampInUTC}).
+   */
+  static final String[] DB_SCHEDULER_MARIADB = {
+    "CREATE TABLE scheduled_tasks (task_name VARCHAR(100) NOT NULL,"
+        + " task_instance VARCHAR(100) NOT NULL, task_data BLOB,"
+        + " execution_time TIMESTAMP(6) NOT NULL, picked BOOLEAN NOT NULL,"
+        + " picked_by VARCHAR(50), last_success TIMESTAMP(6) NULL,"
+        + " last_failure TIMESTAMP(6) NULL, consecutive_failures INT,"
+        + " last_heartbeat TIMESTAMP(6) NULL, version BIGINT NOT NULL, priority SMALLINT,"
+        + " state TEXT, PRIMARY KEY (task_name, task_instance))",
+    "CREATE INDEX execution_time_idx ON scheduled_tasks (execution_time)",
+    "CREATE INDEX last_heartbeat_idx ON scheduled_tasks (last_heartbeat)",
+    "CREATE INDEX priority_execution_time_idx ON scheduled_tasks (priority DESC,"
+        + " execution_time ASC)"
+  };
+
+  /**
    * db-scheduler 16: {@code threads(W)}, a 100 ms polling interval, immediate execution enabled; on
    * PostgreSQL the {@code SELECT ... FOR UPDATE SKIP LOCKED} strategy its README recommends there
-   * ({@code pollUsingLockAndFetch(0.5, 1.0)}), on SQLite (no {@code SKIP LOCKED}) its default,
-   * fetch-and-lock-on-execute with the default batch limits (0.5, 3.0). Each task writes its row
-   * through the same pool in auto-commit; db-scheduler then deletes the execution in a transaction
-   * of its own.
+   * ({@code pollUsingLockAndFetch(0.5, 1.0)}), on SQLite (no {@code SKIP LOCKED}) and on MariaDB
+   * (its MariaDB dialect refuses lock-and-fetch in 16.7.1: {@code supportsGenericLockAndFetch()} is
+   * false) its default, fetch-and-lock-on-execute with the default batch limits (0.5, 3.0). Each
+   * task writes its row through the same pool in auto-commit; db-scheduler then deletes the
+   * execution in a transaction of its own.
    */
   static final class DbSchedulerTarget implements WorkerBenchTarget {
     private final WorkerBenchStore store;
@@ -83,7 +105,13 @@ final class PeerTargets {
       this.workers = workers;
       this.pool = store.pool(workers + 8);
       try (Connection c = pool.getConnection()) {
-        BenchDb.exec(c, store.kind.sqlite() ? DB_SCHEDULER_SQLITE : DB_SCHEDULER_POSTGRES);
+        BenchDb.exec(
+            c,
+            store.kind.sqlite()
+                ? DB_SCHEDULER_SQLITE
+                : store.kind == WorkerBenchStore.Kind.MARIADB
+                    ? DB_SCHEDULER_MARIADB
+                    : DB_SCHEDULER_POSTGRES);
       }
       this.task =
           Tasks.oneTime("bench-job")
@@ -101,8 +129,9 @@ final class PeerTargets {
                     }
                   });
       SchedulerClient.Builder b = SchedulerClient.Builder.create(pool, task);
-      if (store.kind.sqlite()) {
-        b.jdbcCustomization(new SqliteLimit());
+      JdbcCustomization dialect = dialect(store);
+      if (dialect != null) {
+        b.jdbcCustomization(dialect);
       }
       this.client = b.build();
     }
@@ -138,13 +167,26 @@ final class PeerTargets {
               .threads(workers)
               .pollingInterval(Duration.ofMillis(100))
               .enableImmediateExecution();
-      if (store.kind.sqlite()) {
-        b.jdbcCustomization(new SqliteLimit());
+      JdbcCustomization dialect = dialect(store);
+      if (dialect != null) {
+        b.jdbcCustomization(dialect);
       } else {
         b.pollUsingLockAndFetch(0.5, 1.0);
       }
       scheduler = b.build();
       scheduler.start();
+    }
+
+    /**
+     * The dialect given to db-scheduler: none on PostgreSQL (it detects its own), SQLite's LIMIT,
+     * MariaDB's with timestamps in UTC.
+     */
+    private static JdbcCustomization dialect(WorkerBenchStore store) {
+      return switch (store.kind) {
+        case SQLITE_FULL, SQLITE_NORMAL -> new SqliteLimit();
+        case MARIADB -> new MariaDBJdbcCustomization(true);
+        case POSTGRES -> null;
+      };
     }
 
     @Override

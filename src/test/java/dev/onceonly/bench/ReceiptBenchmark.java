@@ -106,21 +106,45 @@ public class ReceiptBenchmark {
     }
   }
 
-  /** The raw loop, with statements prepared once as a careful hand-written loop would. */
+  /**
+   * The raw loop, with statements prepared once as a careful hand-written loop would: on SQLite
+   * ({@link #RawLoop(Connection)}) or on MariaDB ({@link #mariaDb}).
+   */
   static final class RawLoop implements AutoCloseable {
     static final String FINGERPRINT = "jcs-sha256:" + "0".repeat(64);
     static final long DAY = 86_400_000L;
 
+    /** The rows of {@code raw_key_locks} on MariaDB, as the library's V1 makes them. */
+    private static final int KEY_LOCK_BUCKETS = 16_384;
+
     final Connection c;
     final PreparedStatement begin;
+    final PreparedStatement lock;
     final PreparedStatement select;
     final PreparedStatement insertEffect;
     final PreparedStatement insertReceipt;
     final PreparedStatement commit;
 
     RawLoop(Connection c) throws SQLException {
+      this(c, false);
+    }
+
+    /**
+     * The library's step in MariaDB's SQL, on a connection in {@code READ COMMITTED}: {@code START
+     * TRANSACTION}; the row lock on the key's bucket in {@code raw_key_locks} ({@code SELECT ...
+     * FOR UPDATE}); the lookup; the effect; the receipt, its times from the server's UTC clock.
+     */
+    static RawLoop mariaDb(Connection c) throws SQLException {
+      return new RawLoop(c, true);
+    }
+
+    private RawLoop(Connection c, boolean mariaDb) throws SQLException {
       this.c = c;
-      begin = c.prepareStatement("BEGIN IMMEDIATE");
+      begin = c.prepareStatement(mariaDb ? "START TRANSACTION" : "BEGIN IMMEDIATE");
+      lock =
+          mariaDb
+              ? c.prepareStatement("SELECT bucket FROM raw_key_locks WHERE bucket = ? FOR UPDATE")
+              : null;
       select =
           c.prepareStatement(
               "SELECT r.operation, r.fingerprint, r.result, r.created_at, r.expires_at,"
@@ -131,7 +155,11 @@ public class ReceiptBenchmark {
       insertReceipt =
           c.prepareStatement(
               "INSERT INTO raw_receipts (scope, intent_key, operation, fingerprint, result,"
-                  + " created_at, expires_at, forget_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                  + " created_at, expires_at, forget_at) VALUES (?, ?, ?, ?, ?, "
+                  + (mariaDb
+                      ? "UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL 30 DAY,"
+                          + " UTC_TIMESTAMP(6) + INTERVAL 395 DAY)"
+                      : "?, ?, ?)"));
       commit = c.prepareStatement("COMMIT");
     }
 
@@ -153,6 +181,14 @@ public class ReceiptBenchmark {
      * it.
      */
     String body(String scope, String key) throws SQLException {
+      if (lock != null) {
+        lock.setInt(1, Math.floorMod((scope + '\0' + key).hashCode(), KEY_LOCK_BUCKETS));
+        try (ResultSet rs = lock.executeQuery()) {
+          if (!rs.next()) {
+            throw new IllegalStateException("no row in raw_key_locks");
+          }
+        }
+      }
       select.setString(1, scope);
       select.setString(2, key);
       select.setString(3, scope);
@@ -167,15 +203,17 @@ public class ReceiptBenchmark {
       insertEffect.setString(1, scope);
       insertEffect.setString(2, key);
       insertEffect.executeUpdate();
-      long now = System.currentTimeMillis();
       insertReceipt.setString(1, scope);
       insertReceipt.setString(2, key);
       insertReceipt.setString(3, "touch");
       insertReceipt.setString(4, FINGERPRINT);
       insertReceipt.setString(5, "1");
-      insertReceipt.setLong(6, now);
-      insertReceipt.setLong(7, now + 30 * DAY);
-      insertReceipt.setLong(8, now + 395 * DAY);
+      if (lock == null) {
+        long now = System.currentTimeMillis();
+        insertReceipt.setLong(6, now);
+        insertReceipt.setLong(7, now + 30 * DAY);
+        insertReceipt.setLong(8, now + 395 * DAY);
+      }
       insertReceipt.executeUpdate();
       return "1";
     }
@@ -183,8 +221,10 @@ public class ReceiptBenchmark {
     @Override
     public void close() throws SQLException {
       for (PreparedStatement ps :
-          new PreparedStatement[] {begin, select, insertEffect, insertReceipt, commit}) {
-        ps.close();
+          new PreparedStatement[] {begin, lock, select, insertEffect, insertReceipt, commit}) {
+        if (ps != null) {
+          ps.close();
+        }
       }
     }
   }

@@ -4,7 +4,6 @@ import dev.onceonly.Effect;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -43,6 +42,13 @@ import java.util.concurrent.atomic.LongAdder;
  * with {@code synchronous=FULL}, the library opened as {@link ReceiptBenchmark} opens it ({@link
  * BenchDb#open}).
  *
+ * <p>With {@code db=mariadb} every run has instead a fresh database on the tests' {@code mariadbd}
+ * ({@link dev.onceonly.testing.MariaDbServer}): the library through a HikariCP pool of a connection
+ * per caller thread, the raw loops ({@link ReceiptBenchmark.RawLoop#mariaDb}) on plain connections
+ * in {@code READ COMMITTED} running the library's SQL there: {@code START TRANSACTION}, the row
+ * lock on the key's bucket ({@code SELECT ... FOR UPDATE}), the lookup, the effect, the receipt,
+ * {@code COMMIT}.
+ *
  * <p>A run: the caller threads are started and wait behind one start gate; the clock starts when
  * the gate opens and stops when the stop flag is raised {@code seconds} later, and the steps that
  * returned in between are the figure. The threads then finish the step they are in (a step that
@@ -62,16 +68,16 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
  * -Dbench.main=dev.onceonly.bench.ReceiptsBenchMain -Dbench.args="..."} with arguments {@code
- * quick} (a smoke run: 1 s runs, 1 s warm-up, one pass, 1,000 hot keys), {@code seconds=10} (the
- * length of each run), {@code warmup=3} (seconds per system before the first case, 0 for none),
- * {@code hotKeys=10000} (the receipts the repeated-keys case draws from), {@code only=new_keys_T=8}
- * (cases whose title contains one of these, an underscore standing for a space), {@code
- * skip=batched} (leave out the systems whose name contains one of these).
+ * quick} (a smoke run: 1 s runs, 1 s warm-up, one pass, 1,000 hot keys), {@code db=mariadb} (the
+ * database, {@code sqlite} by default), {@code seconds=10} (the length of each run), {@code
+ * warmup=3} (seconds per system before the first case, 0 for none), {@code hotKeys=10000} (the
+ * receipts the repeated-keys case draws from), {@code only=new_keys_T=8} (cases whose title
+ * contains one of these, an underscore standing for a space), {@code skip=batched} (leave out the
+ * systems whose name contains one of these).
  */
 public final class ReceiptsBenchMain {
   private ReceiptsBenchMain() {}
 
-  static final String SYNC = "FULL";
   static final int BATCH = 64;
 
   enum Sys {
@@ -91,14 +97,14 @@ public final class ReceiptsBenchMain {
     }
   }
 
-  record Case(boolean newKeys, int threads) {
+  record Case(boolean newKeys, int threads, ReceiptsBenchDb.Kind db) {
     String title() {
       return "receipts "
           + (newKeys ? "new" : "repeated")
           + " keys T="
           + threads
           + " ("
-          + SYNC
+          + db.title
           + ")";
     }
   }
@@ -129,11 +135,18 @@ public final class ReceiptsBenchMain {
   }
 
   record Settings(
-      boolean quick, int seconds, int warmup, int hotKeys, List<String> only, List<String> skip) {
+      ReceiptsBenchDb.Kind db,
+      boolean quick,
+      int seconds,
+      int warmup,
+      int hotKeys,
+      List<String> only,
+      List<String> skip) {
     static Settings parse(String[] args) {
       Map<String, String> a = WorkerBenchMain.arguments(args);
       boolean quick = a.containsKey("quick");
       return new Settings(
+          ReceiptsBenchDb.Kind.parse(a.getOrDefault("db", "sqlite")),
           quick,
           Integer.parseInt(a.getOrDefault("seconds", quick ? "1" : "10")),
           Integer.parseInt(a.getOrDefault("warmup", quick ? "1" : "3")),
@@ -143,8 +156,8 @@ public final class ReceiptsBenchMain {
     }
   }
 
-  static List<Case> cases() {
-    return List.of(new Case(true, 8), new Case(true, 32), new Case(false, 4));
+  static List<Case> cases(ReceiptsBenchDb.Kind db) {
+    return List.of(new Case(true, 8, db), new Case(true, 32, db), new Case(false, 4, db));
   }
 
   public static void main(String[] args) throws Exception {
@@ -163,7 +176,7 @@ public final class ReceiptsBenchMain {
         WorkerBenchMain.loadAverage(),
         s);
     List<Case> cases =
-        cases().stream()
+        cases(s.db()).stream()
             .filter(c -> s.only().isEmpty() || s.only().stream().anyMatch(c.title()::contains))
             .toList();
     List<Sys> systems =
@@ -265,40 +278,30 @@ public final class ReceiptsBenchMain {
   }
 
   static Run run(Case c, Sys sys, int seconds, int hotKeys) throws Exception {
-    Path file = BenchDb.newFile();
-    try {
-      OnceOnly once = BenchDb.open(file, SYNC);
+    try (ReceiptsBenchDb db = ReceiptsBenchDb.create(c.db(), c.threads() + 2)) {
+      OnceOnly once = sys == Sys.ONCEONLY || sys == Sys.ONCEONLY_BATCH ? db.open() : null;
       try {
-        BenchDb.createRawTables(file, SYNC);
-        try (Connection conn = BenchDb.raw(file, SYNC)) {
-          BenchDb.exec(
-              conn,
-              "CREATE TABLE effects (scope TEXT NOT NULL, k TEXT NOT NULL, v INTEGER NOT NULL)");
-        }
         if (!c.newKeys()) {
-          prefill(file, once, sys, hotKeys);
-        }
-        if (sys != Sys.ONCEONLY && sys != Sys.ONCEONLY_BATCH) {
-          once.close();
-          once = null;
+          prefill(db, once, hotKeys);
         }
         int threads = sys == Sys.BATCHED || sys == Sys.ONCEONLY_BATCH ? 1 : c.threads();
-        return measure(file, once, c, sys, threads, seconds, hotKeys);
+        return measure(db, once, c, sys, threads, seconds, hotKeys);
       } finally {
         if (once != null) {
           once.close();
         }
       }
-    } finally {
-      BenchDb.delete(file);
     }
   }
 
-  /** Stores {@code hotKeys} receipts (and their effects) in one transaction, for repeated keys. */
-  private static void prefill(Path file, OnceOnly once, Sys sys, int hotKeys) throws Exception {
-    try (Connection c = BenchDb.raw(file, SYNC)) {
+  /**
+   * Stores {@code hotKeys} receipts (and their effects) in one transaction, for repeated keys:
+   * through the library if {@code once} is not null, else through the raw loop.
+   */
+  private static void prefill(ReceiptsBenchDb db, OnceOnly once, int hotKeys) throws Exception {
+    try (Connection c = db.raw()) {
       c.setAutoCommit(false);
-      if (sys == Sys.ONCEONLY || sys == Sys.ONCEONLY_BATCH) {
+      if (once != null) {
         for (int i = 0; i < hotKeys; i++) {
           Outcome<Integer> o =
               once.receipts()
@@ -314,7 +317,7 @@ public final class ReceiptsBenchMain {
           }
         }
       } else {
-        try (ReceiptBenchmark.RawLoop loop = new ReceiptBenchmark.RawLoop(c)) {
+        try (ReceiptBenchmark.RawLoop loop = db.loop(c)) {
           for (int i = 0; i < hotKeys; i++) {
             loop.body("hot", "k" + i);
           }
@@ -325,17 +328,18 @@ public final class ReceiptsBenchMain {
   }
 
   private static Stepper stepper(
-      Path file, OnceOnly once, Case c, Sys sys, String scope, int hotKeys) throws SQLException {
+      ReceiptsBenchDb db, OnceOnly once, Case c, Sys sys, String scope, int hotKeys)
+      throws SQLException {
     return switch (sys) {
       case ONCEONLY -> new OnceOnlyStepper(once, scope, c.newKeys(), hotKeys);
       case ONCEONLY_BATCH -> new OnceOnlyBatchStepper(once, scope, c.newKeys(), hotKeys);
-      case RAW -> new RawStepper(BenchDb.raw(file, SYNC), scope, c.newKeys(), hotKeys);
-      case BATCHED -> new BatchedStepper(BenchDb.raw(file, SYNC), scope, c.newKeys(), hotKeys);
+      case RAW -> new RawStepper(db, db.raw(), scope, c.newKeys(), hotKeys);
+      case BATCHED -> new BatchedStepper(db, db.raw(), scope, c.newKeys(), hotKeys);
     };
   }
 
   private static Run measure(
-      Path file, OnceOnly once, Case c, Sys sys, int threads, int seconds, int hotKeys)
+      ReceiptsBenchDb db, OnceOnly once, Case c, Sys sys, int threads, int seconds, int hotKeys)
       throws Exception {
     LongAdder counted = new LongAdder();
     LongAdder afterStop = new LongAdder();
@@ -352,7 +356,7 @@ public final class ReceiptsBenchMain {
           new Thread(
               () -> {
                 boolean opened = false;
-                try (Stepper stepper = stepper(file, once, c, sys, scope, hotKeys)) {
+                try (Stepper stepper = stepper(db, once, c, sys, scope, hotKeys)) {
                   opened = true;
                   ready.countDown();
                   gate.await();
@@ -396,7 +400,7 @@ public final class ReceiptsBenchMain {
     }
     long effectRows;
     long receiptRows;
-    try (Connection conn = BenchDb.raw(file, SYNC)) {
+    try (Connection conn = db.raw()) {
       effectRows = count(conn, "effects");
       receiptRows = count(conn, sys.receiptsTable);
     }
@@ -499,9 +503,10 @@ public final class ReceiptsBenchMain {
     final int hotKeys;
     int next;
 
-    RawStepper(Connection c, String scope, boolean newKeys, int hotKeys) throws SQLException {
+    RawStepper(ReceiptsBenchDb db, Connection c, String scope, boolean newKeys, int hotKeys)
+        throws SQLException {
       this.c = c;
-      this.loop = new ReceiptBenchmark.RawLoop(c);
+      this.loop = db.loop(c);
       this.scope = scope;
       this.newKeys = newKeys;
       this.hotKeys = hotKeys;
@@ -540,11 +545,12 @@ public final class ReceiptsBenchMain {
     final int hotKeys;
     int next;
 
-    BatchedStepper(Connection c, String scope, boolean newKeys, int hotKeys) throws SQLException {
+    BatchedStepper(ReceiptsBenchDb db, Connection c, String scope, boolean newKeys, int hotKeys)
+        throws SQLException {
       this.c = c;
-      this.loop = new ReceiptBenchmark.RawLoop(c);
+      this.loop = db.loop(c);
       this.savepoint = c.prepareStatement("SAVEPOINT step");
-      this.release = c.prepareStatement("RELEASE step");
+      this.release = c.prepareStatement("RELEASE SAVEPOINT step");
       this.scope = scope;
       this.newKeys = newKeys;
       this.hotKeys = hotKeys;

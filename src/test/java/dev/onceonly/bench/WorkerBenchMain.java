@@ -19,8 +19,10 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The {@link dev.onceonly.queue.Worker} end to end against the job schedulers a user would pick
  * instead (db-scheduler, JobRunr), in one run, plus OnceOnly's own batched loop and, on PostgreSQL,
- * a raw {@code FOR UPDATE SKIP LOCKED} loop as baselines. Every job does the same work: one row in
- * {@code done(job_key TEXT PRIMARY KEY)}.
+ * a raw {@code FOR UPDATE SKIP LOCKED} loop as baselines. The MariaDB cases (on the tests' {@code
+ * mariadbd}, {@link dev.onceonly.testing.MariaDbServer}) run the Worker, its batched loop and
+ * db-scheduler only. Every job does the same work: one row in {@code done(job_key TEXT PRIMARY
+ * KEY)}.
  *
  * <p>Shapes: <b>drain</b> (N jobs queued before the clock starts, then W worker threads empty the
  * queue; the clock starts with the workers), <b>send</b> (P producer threads, one job per call, no
@@ -29,7 +31,7 @@ import java.util.concurrent.atomic.LongAdder;
  * is after its commit, to the handler's start). A figure is the jobs counted over one shared clock;
  * the count is checked against the rows in {@code done} (or, for send, against the jobs waiting in
  * the system's own tables) after the workers stopped, and a mismatch is reported loudly. Each run
- * has a fresh SQLite file or PostgreSQL database.
+ * has a fresh SQLite file, PostgreSQL database or MariaDB database.
  *
  * <p>Each case runs its systems in the order A B C C B A, and each figure is the mean of its two
  * runs, so that a load drifting over the minutes of a run is not charged to whichever ran last; the
@@ -153,6 +155,8 @@ public final class WorkerBenchMain {
             BATCHED);
     List<Sut> pgDrain = new java.util.ArrayList<>(sqliteDrain);
     pgDrain.add(RAW);
+    List<Sut> mariaDbPeers = List.of(ONCEONLY, ONCEONLY_LATER, DB_SCHEDULER);
+    List<Sut> mariaDbDrain = List.of(ONCEONLY, ONCEONLY_LATER, DB_SCHEDULER, BATCHED);
     return List.of(
         new Case(Kind.SQLITE_FULL, Shape.DRAIN, 0, 4, sqliteDrain),
         new Case(Kind.SQLITE_FULL, Shape.SEND, 4, 0, peers),
@@ -165,7 +169,13 @@ public final class WorkerBenchMain {
         new Case(Kind.SQLITE_FULL, Shape.LATENCY, 0, 1, List.of(ONCEONLY, DB_SCHEDULER)),
         // The batch handler against db-scheduler alone, A B B A: its own cases, named "batch".
         new Case(Kind.SQLITE_FULL, Shape.DRAIN, 0, 4, List.of(ONCEONLY_BATCH, DB_SCHEDULER)),
-        new Case(Kind.POSTGRES, Shape.DRAIN, 0, 8, List.of(ONCEONLY_BATCH, DB_SCHEDULER)));
+        new Case(Kind.POSTGRES, Shape.DRAIN, 0, 8, List.of(ONCEONLY_BATCH, DB_SCHEDULER)),
+        // MariaDB (the tests' mariadbd): the PostgreSQL rows, without JobRunr and the raw loop.
+        new Case(Kind.MARIADB, Shape.DRAIN, 0, 1, mariaDbDrain),
+        new Case(Kind.MARIADB, Shape.DRAIN, 0, 8, mariaDbDrain),
+        new Case(Kind.MARIADB, Shape.LIVE, 4, 1, mariaDbPeers),
+        new Case(Kind.MARIADB, Shape.LIVE, 4, 8, mariaDbPeers),
+        new Case(Kind.MARIADB, Shape.DRAIN, 0, 8, List.of(ONCEONLY_BATCH, DB_SCHEDULER)));
   }
 
   public static void main(String[] args) throws Exception {

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.testing.EmbeddedPg;
+import dev.onceonly.testing.MariaDbServer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,9 +18,10 @@ import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 
 /**
- * One fresh database for one measured run of {@link WorkerBenchMain}: a new SQLite file or a new
- * database on the embedded PostgreSQL, with the business table {@code done(job_key TEXT PRIMARY
- * KEY)} every system writes one row into per job.
+ * One fresh database for one measured run of {@link WorkerBenchMain}: a new SQLite file, or a new
+ * database on the embedded PostgreSQL or on the tests' MariaDB server ({@link MariaDbServer}), with
+ * the business table {@code done(job_key TEXT PRIMARY KEY)} ({@code VARCHAR(255)} on MariaDB, which
+ * indexes no {@code TEXT} without a length) every system writes one row into per job.
  *
  * <p>Every system gets the same SQLite settings (WAL, the same {@code synchronous}, a 60 s {@code
  * busy_timeout}): OnceOnly through its builder, the peers through a HikariCP pool over a {@link
@@ -30,7 +32,8 @@ final class WorkerBenchStore implements AutoCloseable {
   enum Kind {
     SQLITE_FULL("SQLite FULL"),
     SQLITE_NORMAL("SQLite NORMAL"),
-    POSTGRES("PostgreSQL");
+    POSTGRES("PostgreSQL"),
+    MARIADB("MariaDB");
 
     final String title;
 
@@ -39,7 +42,7 @@ final class WorkerBenchStore implements AutoCloseable {
     }
 
     boolean sqlite() {
-      return this != POSTGRES;
+      return this == SQLITE_FULL || this == SQLITE_NORMAL;
     }
 
     String synchronous() {
@@ -60,18 +63,28 @@ final class WorkerBenchStore implements AutoCloseable {
 
   static WorkerBenchStore create(Kind kind) throws SQLException {
     WorkerBenchStore store =
-        kind.sqlite()
-            ? new WorkerBenchStore(kind, BenchDb.newFile(), null)
-            : new WorkerBenchStore(kind, null, EmbeddedPg.newDatabase("worker"));
+        switch (kind) {
+          case SQLITE_FULL, SQLITE_NORMAL -> new WorkerBenchStore(kind, BenchDb.newFile(), null);
+          case POSTGRES -> new WorkerBenchStore(kind, null, EmbeddedPg.newDatabase("worker"));
+          case MARIADB -> new WorkerBenchStore(kind, null, MariaDbServer.newDatabase("worker"));
+        };
     try (Connection c = store.connect()) {
-      BenchDb.exec(c, "CREATE TABLE done (job_key TEXT PRIMARY KEY)");
+      BenchDb.exec(
+          c,
+          kind == Kind.MARIADB
+              ? "CREATE TABLE done (job_key VARCHAR(255) PRIMARY KEY)"
+              : "CREATE TABLE done (job_key TEXT PRIMARY KEY)");
     }
     return store;
   }
 
   /** A plain connection in auto-commit, for setup and counting. */
   Connection connect() throws SQLException {
-    return kind.sqlite() ? BenchDb.raw(file, kind.synchronous()) : EmbeddedPg.connect(database);
+    return switch (kind) {
+      case SQLITE_FULL, SQLITE_NORMAL -> BenchDb.raw(file, kind.synchronous());
+      case POSTGRES -> EmbeddedPg.connect(database);
+      case MARIADB -> MariaDbServer.connect(database);
+    };
   }
 
   /** A pool of {@code size} connections, closed with this store. */
@@ -90,6 +103,8 @@ final class WorkerBenchStore implements AutoCloseable {
       hikari.setMinimumIdle(0);
       hikari.setPoolName("bench-sqlite");
       pool = new HikariDataSource(hikari);
+    } else if (kind == Kind.MARIADB) {
+      pool = MariaDbServer.pool(database, size);
     } else {
       pool = EmbeddedPg.pool(database, size);
     }
@@ -97,7 +112,10 @@ final class WorkerBenchStore implements AutoCloseable {
     return pool;
   }
 
-  /** OnceOnly on this database (PostgreSQL through a pool of {@code size}), closed with it. */
+  /**
+   * OnceOnly on this database (PostgreSQL or MariaDB through a pool of {@code size}), closed with
+   * it.
+   */
   OnceOnly onceOnly(int size) {
     return onceOnly(size, b -> {});
   }
@@ -150,7 +168,8 @@ final class WorkerBenchStore implements AutoCloseable {
     if (file != null) {
       BenchDb.delete(file);
     } else {
-      try (Connection c = EmbeddedPg.connect("postgres")) {
+      try (Connection c =
+          kind == Kind.MARIADB ? MariaDbServer.connect("") : EmbeddedPg.connect("postgres")) {
         BenchDb.exec(c, "DROP DATABASE IF EXISTS " + database);
       }
     }

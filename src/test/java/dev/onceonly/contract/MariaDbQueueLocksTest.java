@@ -3,16 +3,21 @@ package dev.onceonly.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.QueueResult;
+import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.MariaDbContractDatabase;
 import dev.onceonly.testing.Race;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,6 +25,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -96,30 +104,112 @@ class MariaDbQueueLocksTest {
         sent.add("m-" + i);
       }
       q.sendAll(batch);
-      List<List<String>> taken =
-          Race.run(
-              8,
-              t ->
-                  () -> {
-                    List<String> mine = new ArrayList<>();
-                    while (true) {
-                      List<Delivery> got = q.receive(Q, 1 + t % 4, LEASE);
-                      if (got.isEmpty()) {
-                        if (q.depth(Q) == 0) {
-                          return mine;
-                        }
-                        continue; // another thread holds the rest, and acknowledges them
-                      }
-                      for (Delivery d : got) {
-                        assertThat(q.ack(d.lease())).isInstanceOf(QueueResult.Completed.class);
-                        mine.add(d.lease().key());
-                      }
-                    }
-                  });
-      List<String> all = taken.stream().flatMap(List::stream).toList();
-      assertThat(all).hasSize(messages).doesNotHaveDuplicates();
-      assertThat(new HashSet<>(all)).isEqualTo(sent);
+      assertDeliveredOnce(Race.run(8, t -> () -> claimAndAckUntilEmpty(q, 1 + t % 4)), sent);
     }
     assertThat(db.count("SELECT COUNT(*) FROM onceonly_messages")).isZero();
+  }
+
+  /**
+   * Claims of a queue with a concurrency limit wait for the limit's lock, a row in {@code
+   * onceonly_key_locks}. The library's sessions wait at most a second ({@code
+   * innodb_lock_wait_timeout = 1}), and the test's own transaction holds every such row until the
+   * server has counted a lock wait timeout (1205, InnoDB's {@code lock_timeouts} metric); the
+   * claims that timed out run again, so eight threads claiming and acknowledging 200 messages
+   * deliver each once, no call fails, and none is left.
+   */
+  @Test
+  void claimsWhoseLockWaitTimesOutRunAgainAndDeliverEveryMessageOnce() throws Exception {
+    int messages = 200;
+    Set<String> sent = new HashSet<>();
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(db.url());
+    config.setMaximumPoolSize(16);
+    config.setConnectionInitSql("SET SESSION innodb_lock_wait_timeout = 1");
+    try (HikariDataSource impatient = new HikariDataSource(config);
+        OnceOnly once = OnceOnly.builder().dataSource(impatient).concurrencyLimit(Q, 4).build();
+        Connection holder = db.connect()) {
+      JobQueue q = once.queue();
+      List<Message> batch = new ArrayList<>();
+      for (int i = 0; i < messages; i++) {
+        batch.add(new Message(Q, "m-" + i, Map.of("i", i), null, 0));
+        sent.add("m-" + i);
+      }
+      q.sendAll(batch);
+      InnoDbMetrics.enableTimeoutMetric(holder);
+      long before = InnoDbMetrics.lockTimeouts(holder);
+      holder.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      holder.setAutoCommit(false);
+      try (Statement st = holder.createStatement();
+          ResultSet rs = st.executeQuery("SELECT bucket FROM onceonly_key_locks FOR UPDATE")) {
+        while (rs.next()) {
+          rs.getInt(1); // every bucket, so the limit's own is among them
+        }
+      }
+      CompletableFuture<List<List<String>>> race =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return Race.run(8, t -> () -> claimAndAckUntilEmpty(q, 1 + t % 4));
+                } catch (Exception e) {
+                  throw new CompletionException(e);
+                }
+              });
+      try (Connection watcher = db.connect()) {
+        Eventually.await(
+            Duration.ofSeconds(60),
+            "a claim's lock wait timed out (1205)",
+            () -> InnoDbMetrics.lockTimeouts(watcher) > before);
+      }
+      holder.rollback();
+      assertDeliveredOnce(race.get(120, TimeUnit.SECONDS), sent);
+    }
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_messages")).isZero();
+  }
+
+  /** Claims up to {@code max} at a time and acknowledges them until the queue is empty. */
+  private static List<String> claimAndAckUntilEmpty(JobQueue q, int max) {
+    List<String> mine = new ArrayList<>();
+    while (true) {
+      List<Delivery> got = q.receive(Q, max, LEASE);
+      if (got.isEmpty()) {
+        if (q.depth(Q) == 0) {
+          return mine;
+        }
+        continue; // another thread holds the rest, and acknowledges them
+      }
+      for (Delivery d : got) {
+        assertThat(q.ack(d.lease())).isInstanceOf(QueueResult.Completed.class);
+        mine.add(d.lease().key());
+      }
+    }
+  }
+
+  private static void assertDeliveredOnce(List<List<String>> taken, Set<String> sent) {
+    List<String> all = taken.stream().flatMap(List::stream).toList();
+    assertThat(all).hasSize(sent.size()).doesNotHaveDuplicates();
+    assertThat(new HashSet<>(all)).isEqualTo(sent);
+  }
+
+  /** InnoDB's count of lock wait timeouts, from {@code information_schema.INNODB_METRICS}. */
+  private static final class InnoDbMetrics {
+    private InnoDbMetrics() {}
+
+    static void enableTimeoutMetric(Connection c) throws SQLException {
+      try (Statement st = c.createStatement()) {
+        st.execute("SET GLOBAL innodb_monitor_enable = 'lock_timeouts'");
+      }
+    }
+
+    static long lockTimeouts(Connection c) {
+      try (Statement st = c.createStatement();
+          ResultSet rs =
+              st.executeQuery(
+                  "SELECT `COUNT` FROM information_schema.INNODB_METRICS"
+                      + " WHERE NAME = 'lock_timeouts'")) {
+        return rs.next() ? rs.getLong(1) : -1;
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    }
   }
 }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * digits: {@code mvn -B test -Dtest=EcmaNumbersProperties
  * -Djvm=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}. Each test draws {@code
  * -Donceonly.doubles.count=N} doubles (20,000 unless given; the tens of millions that were run once
- * are in docs/performance.md) from {@code -Donceonly.doubles.seed=S}.
+ * are in docs/performance-canonicalizer.md) from {@code -Donceonly.doubles.seed=S}.
  */
 class EcmaNumbersProperties {
   private static final int COUNT = Integer.getInteger("onceonly.doubles.count", 20_000);
