@@ -49,7 +49,7 @@ class LimitProcessesTest {
   private void run(String dialect, boolean partitioned) throws Exception {
     Path file = dir.resolve("limit.db");
     PostgresContractDatabase pg =
-        dialect.equals("postgresql") ? PostgresContractDatabase.create() : null;
+        dialect.equals("postgresql") ? PostgresContractDatabase.durable() : null;
     String where = pg == null ? "file=" + file : "url=" + pg.url();
     Function<String, Long> count = sql -> pg == null ? Db.count(file, sql) : pg.count(sql);
     try (OnceOnly once =

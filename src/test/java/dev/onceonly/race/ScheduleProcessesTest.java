@@ -39,7 +39,7 @@ class ScheduleProcessesTest {
   void threeProcessesOneKilledRunEverySlotOnce(String dialect) throws Exception {
     Path file = dir.resolve("schedules.db");
     PostgresContractDatabase pg =
-        dialect.equals("postgresql") ? PostgresContractDatabase.create() : null;
+        dialect.equals("postgresql") ? PostgresContractDatabase.durable() : null;
     String where = pg == null ? "file=" + file : "url=" + pg.url();
     Function<String, Long> count = sql -> pg == null ? Db.count(file, sql) : pg.count(sql);
     try (FileClock clock = FileClock.create(dir.resolve("clock"), T0);

@@ -7,15 +7,18 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An empty schema of its own for one test on the JVM's {@link EmbeddedPg} server. Every {@link
- * OnceOnly} gets a HikariCP pool of its own (the {@code dataSource} path, as an application would
- * configure it); "reopening" opens a new instance on a new pool, so nothing survives in a
- * connection. Every session runs in the {@link EmbeddedPg#SESSION_TIME_ZONE}, and {@code
- * search_path} is the test's schema, so the suites' unqualified table names reach it.
+ * An empty schema of its own for one test on one of the JVM's {@link EmbeddedPg} servers (the fast
+ * one unless {@link #durable()}). Every {@link OnceOnly} gets a HikariCP pool of its own (the
+ * {@code dataSource} path, as an application would configure it); "reopening" opens a new instance
+ * on a new pool, so nothing survives in a connection. Every session runs in the {@link
+ * EmbeddedPg#SESSION_TIME_ZONE}, and {@code search_path} is the test's schema, so the suites'
+ * unqualified table names reach it.
  *
  * <p>{@link #transactionPooled()} gives a variant whose instances get a {@link
  * TransactionPoolingDataSource} instead: a few physical connections, reset with {@code DISCARD ALL}
@@ -26,26 +29,45 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class PostgresContractDatabase implements ContractDatabase, AutoCloseable {
   private static final String DATABASE = "contracts";
   private static final AtomicInteger SCHEMAS = new AtomicInteger();
-  private static String database;
+  private static final Map<EmbeddedPg.Server, String> DATABASES = new HashMap<>();
 
   /** Pool size per instance: enough for the suites' racing threads, small like a real pool. */
   private static final int POOL_SIZE = 8;
 
+  /** The fast server ({@code fsync} off), which the contract suites use. */
+  private static final EmbeddedPg.Server FAST = EmbeddedPg.fast();
+
   /** Physical connections per instance in the transaction-pooled variant. */
   private static final int PHYSICAL_CONNECTIONS = 3;
 
+  private final EmbeddedPg.Server server;
   private final String schema;
   private final boolean transactionPooled;
   private final List<AutoCloseable> pools = new ArrayList<>();
 
-  private PostgresContractDatabase(String schema, boolean transactionPooled) {
+  private PostgresContractDatabase(
+      EmbeddedPg.Server server, String schema, boolean transactionPooled) {
+    this.server = server;
     this.schema = schema;
     this.transactionPooled = transactionPooled;
   }
 
-  /** Creates a new empty schema and returns a database on it. */
+  /** Creates a new empty schema on the fast server and returns a database on it. */
   public static PostgresContractDatabase create() {
-    return new PostgresContractDatabase(newSchema(), false);
+    return create(FAST);
+  }
+
+  /**
+   * Creates a new empty schema on the {@linkplain EmbeddedPg#durable() durable server} ({@code
+   * fsync} and {@code synchronous_commit} on) and returns a database on it: for the tests that
+   * claim something survives a crash, a restart or a SIGKILL.
+   */
+  public static PostgresContractDatabase durable() {
+    return create(EmbeddedPg.durable());
+  }
+
+  private static PostgresContractDatabase create(EmbeddedPg.Server server) {
+    return new PostgresContractDatabase(server, newSchema(server), false);
   }
 
   /**
@@ -54,12 +76,12 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
    * the schema's number.
    */
   public static PostgresContractDatabase transactionPooled() {
-    return new PostgresContractDatabase(newSchema(), true);
+    return new PostgresContractDatabase(FAST, newSchema(FAST), true);
   }
 
-  private static String newSchema() {
+  private static String newSchema(EmbeddedPg.Server server) {
     String schema = "s" + SCHEMAS.incrementAndGet();
-    try (Connection c = EmbeddedPg.connect(database());
+    try (Connection c = server.connect(database(server));
         Statement s = c.createStatement()) {
       s.execute("CREATE SCHEMA " + schema);
     } catch (SQLException e) {
@@ -68,11 +90,8 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
     return schema;
   }
 
-  private static synchronized String database() {
-    if (database == null) {
-      database = EmbeddedPg.newDatabase(DATABASE);
-    }
-    return database;
+  private static synchronized String database(EmbeddedPg.Server server) {
+    return DATABASES.computeIfAbsent(server, s -> s.newDatabase(DATABASE));
   }
 
   /** Returns the schema's name. */
@@ -82,13 +101,13 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
 
   /** Returns a JDBC URL whose sessions use this schema (for child processes). */
   public String url() {
-    String base = EmbeddedPg.url(database());
+    String base = server.url(database(server));
     return base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
   }
 
   /** Returns a new pool of {@code size} on this schema, closed by {@link #close()}. */
   public synchronized HikariDataSource pool(int size) {
-    HikariDataSource pool = EmbeddedPg.pool(database(), size, schema);
+    HikariDataSource pool = server.pool(database(server), size, schema);
     pools.add(pool);
     return pool;
   }
@@ -114,7 +133,7 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
 
   @Override
   public Connection connect() throws SQLException {
-    Connection c = EmbeddedPg.connect(database());
+    Connection c = server.connect(database(server));
     try (Statement s = c.createStatement()) {
       s.execute("SET search_path TO " + schema);
     } catch (SQLException e) {
