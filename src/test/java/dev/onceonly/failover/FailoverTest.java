@@ -8,25 +8,32 @@ import dev.onceonly.Durability;
 import dev.onceonly.DurabilityException;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Worker;
+import dev.onceonly.testing.ChildJvm;
 import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.PatroniCluster;
 import dev.onceonly.testing.PatroniCluster.Node;
 import dev.onceonly.testing.PatroniCluster.Replication;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Exactly once through failovers of a real PostgreSQL cluster (three nodes under Patroni, one etcd,
@@ -48,6 +55,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
  */
 @Tag("failover")
 class FailoverTest {
+  @TempDir Path logs;
   private static final int ROUNDS = Integer.getInteger("onceonly.failover.rounds", 1);
   private static final long SEED = Long.getLong("onceonly.failover.seed", System.nanoTime());
 
@@ -123,62 +131,67 @@ class FailoverTest {
         mode, ROUNDS, SEED, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     FailoverWorkload clients = new FailoverWorkload(once, mode);
     Findings findings = null;
-    Worker worker =
-        Worker.builder(
-                once.queue(),
-                "jobs",
-                job ->
-                    job.completeWith(
-                        tx -> {
-                          try (PreparedStatement ps =
-                              tx.prepareStatement("INSERT INTO handled VALUES (?)")) {
-                            ps.setString(1, job.delivery().key());
-                            ps.executeUpdate();
-                          }
-                          return null;
-                        }))
-            .threads(2)
-            .build()
-            .start();
+    Worker worker = FailoverWorkload.worker(once, 2);
     try {
       for (int round = 1; round <= ROUNDS; round++) {
         boolean lagging = round % 2 == 1;
         Node leader = cluster.awaitLeader();
-        clients.start(4, round);
-        long before = clients.answered.get();
-        long moment = before + 20 + random.nextInt(200); // a random moment, counted in answers
-        Eventually.await(
-            Duration.ofSeconds(120),
-            "answers before the kill",
-            () -> clients.answered.get() >= moment);
-        if (lagging) {
-          lagBehind(cluster, leader, clients);
+        Path answers = logs.resolve(mode + "-r" + round + ".answers");
+        try (ChildJvm child =
+            ChildJvm.start(
+                "clients-" + mode + "-r" + round,
+                logs,
+                FailoverClientMain.class,
+                cluster.jdbcUrl("app"),
+                answers.toString(),
+                mode + "-jvm2",
+                Integer.toString(round))) {
+          clients.start(4, round);
+          child.awaitLine("started", Duration.ofSeconds(120));
+          long before = clients.answered.get();
+          long moment = before + 20 + random.nextInt(200); // a random moment, counted in answers
+          Eventually.await(
+              Duration.ofSeconds(120),
+              "answers before the kill",
+              () -> clients.answered.get() >= moment);
+          if (lagging) {
+            lagBehind(cluster, leader, clients);
+          }
+          long killed = System.nanoTime();
+          clients.markFrom(Long.MAX_VALUE);
+          cluster.kill(leader);
+          clients.markFrom(
+              System.nanoTime()); // the old primary is dead: answers come from the new one
+          long childBefore = read(answers).size();
+          Node promoted = cluster.awaitLeader();
+          Eventually.await(
+              Duration.ofSeconds(180),
+              "20 answers after the kill, and 5 in the second JVM",
+              () -> clients.answeredSinceMark() >= 20 && read(answers).size() >= childBefore + 5);
+          long firstAnswer = clients.firstAnswerSinceMark();
+          clients.stop();
+          child.send("stop");
+          child.awaitSuccess(Duration.ofMinutes(3));
+          Map<String, String> secondJvm = read(answers);
+          Map<String, String> told = new HashMap<>(clients.told);
+          told.putAll(secondJvm);
+          findings = check(cluster, told);
+          System.out.printf(
+              "failover %s round %d%s: %s killed, %s promoted, kill to first answered step %d ms,"
+                  + " second JVM %d answers (%d after the kill), %s, failures seen %s,"
+                  + " load average %.2f%n",
+              mode,
+              round,
+              lagging ? " (standbys lagging)" : "",
+              leader,
+              promoted,
+              Duration.ofNanos(firstAnswer - killed).toMillis(),
+              secondJvm.size(),
+              secondJvm.size() - childBefore,
+              findings,
+              clients.failures,
+              ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         }
-        long killed = System.nanoTime();
-        clients.markFrom(Long.MAX_VALUE);
-        cluster.kill(leader);
-        clients.markFrom(
-            System.nanoTime()); // the old primary is dead: answers come from the new one
-        Node promoted = cluster.awaitLeader();
-        Eventually.await(
-            Duration.ofSeconds(180),
-            "20 answers after the kill",
-            () -> clients.answeredSinceMark() >= 20);
-        long firstAnswer = clients.firstAnswerSinceMark();
-        clients.stop();
-        findings = check(cluster, clients);
-        System.out.printf(
-            "failover %s round %d%s: %s killed, %s promoted, kill to first answered step %d ms,"
-                + " %s, failures seen %s, load average %.2f%n",
-            mode,
-            round,
-            lagging ? " (standbys lagging)" : "",
-            leader,
-            promoted,
-            Duration.ofNanos(firstAnswer - killed).toMillis(),
-            findings,
-            clients.failures,
-            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         cluster.restart(leader);
         cluster.awaitHealthy();
       }
@@ -186,6 +199,24 @@ class FailoverTest {
       worker.close();
     }
     return findings;
+  }
+
+  /** {@return what the second JVM's callers were told so far, by key} */
+  private static Map<String, String> read(Path answers) {
+    Map<String, String> told = new HashMap<>();
+    try {
+      if (Files.exists(answers)) {
+        for (String line : Files.readAllLines(answers)) {
+          String[] parts = line.split(" ");
+          if (parts.length == 2) { // a line the child was writing when it was read is skipped
+            told.put(parts[0], parts[1]);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return told;
   }
 
   /**
@@ -229,7 +260,7 @@ class FailoverTest {
    * key a caller was told about has its receipt and its effect, once; every effect has its receipt
    * and its message handled, once.
    */
-  private static Findings check(PatroniCluster cluster, FailoverWorkload clients)
+  private static Findings check(PatroniCluster cluster, Map<String, String> told)
       throws SQLException {
     try (Connection c = cluster.connect("app")) {
       Eventually.await(
@@ -247,11 +278,9 @@ class FailoverTest {
       Set<String> effects = keys(c, "SELECT DISTINCT k FROM effects");
       Set<String> handled = keys(c, "SELECT DISTINCT k FROM handled");
       long lostAnswered =
-          clients.told.keySet().stream()
-              .filter(k -> !receipts.contains(k) || !effects.contains(k))
-              .count();
+          told.keySet().stream().filter(k -> !receipts.contains(k) || !effects.contains(k)).count();
       return new Findings(
-          clients.told.size(),
+          told.size(),
           count(c, "SELECT count(*) FROM (SELECT k FROM effects GROUP BY k HAVING count(*) > 1) d"),
           lostAnswered,
           effects.stream().filter(k -> !receipts.contains(k)).count(),
