@@ -66,7 +66,8 @@ class FailoverTest {
       long lostAnswered,
       long effectsWithoutReceipt,
       long lostMessages,
-      long duplicateHandled) {}
+      long duplicateHandled,
+      FailoverReconciliation.Outcome intents) {}
 
   @Test
   void synchronousReplicationLosesNothingAndRunsNothingTwiceThroughFailovers() throws Exception {
@@ -86,6 +87,9 @@ class FailoverTest {
         assertThat(f.effectsWithoutReceipt()).as("effects without a receipt").isZero();
         assertThat(f.lostMessages()).as("messages sent and never handled").isZero();
         assertThat(f.duplicateHandled()).as("messages handled twice").isZero();
+        assertThat(f.intents().lostRegistrations()).as("answered registrations lost").isZero();
+        assertThat(f.intents().unreconciled()).as("registered intents never done").isZero();
+        assertThat(f.intents().effectsTwice()).as("intents whose effect ran twice").isZero();
       }
     }
   }
@@ -115,6 +119,8 @@ class FailoverTest {
         assertThat(f.duplicateEffects()).as("keys whose effect ran twice").isZero();
         assertThat(f.effectsWithoutReceipt()).as("effects without a receipt").isZero();
         assertThat(f.duplicateHandled()).as("messages handled twice").isZero();
+        assertThat(f.intents().unreconciled()).as("registered intents never done").isZero();
+        assertThat(f.intents().effectsTwice()).as("intents whose effect ran twice").isZero();
       }
     }
   }
@@ -132,6 +138,7 @@ class FailoverTest {
     FailoverWorkload clients = new FailoverWorkload(once, mode);
     Findings findings = null;
     Worker worker = FailoverWorkload.worker(once, 2);
+    FailoverReconciliation producer = FailoverReconciliation.start(once);
     try {
       for (int round = 1; round <= ROUNDS; round++) {
         boolean lagging = round % 2 == 1;
@@ -154,6 +161,7 @@ class FailoverTest {
               Duration.ofSeconds(120),
               "answers before the kill",
               () -> clients.answered.get() >= moment);
+          producer.registerUnpublished(mode + "-r" + round + "-before", 10);
           if (lagging) {
             lagBehind(cluster, leader, clients);
           }
@@ -169,17 +177,22 @@ class FailoverTest {
               "20 answers after the kill, and 5 in the second JVM",
               () -> clients.answeredSinceMark() >= 20 && read(answers).size() >= childBefore + 5);
           long firstAnswer = clients.firstAnswerSinceMark();
+          long passesBefore = producer.passes.get();
+          producer.registerUnpublished(mode + "-r" + round + "-after", 10); // on the new primary
           clients.stop();
           child.send("stop");
           child.awaitSuccess(Duration.ofMinutes(3));
           Map<String, String> secondJvm = read(answers);
           Map<String, String> told = new HashMap<>(clients.told);
           told.putAll(secondJvm);
-          findings = check(cluster, told);
+          findings = check(cluster, told, producer);
+          assertThat(producer.passes.get())
+              .as("reconciler passes after the failover, with no restart")
+              .isGreaterThan(passesBefore);
           System.out.printf(
               "failover %s round %d%s: %s killed, %s promoted, kill to first answered step %d ms,"
                   + " second JVM %d answers (%d after the kill), %s, failures seen %s,"
-                  + " load average %.2f%n",
+                  + " reconciler passes %d, failed %s, load average %.2f%n",
               mode,
               round,
               lagging ? " (standbys lagging)" : "",
@@ -190,12 +203,15 @@ class FailoverTest {
               secondJvm.size() - childBefore,
               findings,
               clients.failures,
+              producer.passes.get(),
+              producer.failures,
               ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         }
         cluster.restart(leader);
         cluster.awaitHealthy();
       }
     } finally {
+      producer.close();
       worker.close();
     }
     return findings;
@@ -247,11 +263,12 @@ class FailoverTest {
     }
   }
 
-  private static void createTables(PatroniCluster cluster) throws SQLException {
+  static void createTables(PatroniCluster cluster) throws SQLException {
     try (Connection c = cluster.connect("app");
         Statement s = c.createStatement()) {
       s.execute("CREATE TABLE effects (k TEXT NOT NULL)");
       s.execute("CREATE TABLE handled (k TEXT NOT NULL)");
+      FailoverReconciliation.createTable(c);
     }
   }
 
@@ -260,7 +277,8 @@ class FailoverTest {
    * key a caller was told about has its receipt and its effect, once; every effect has its receipt
    * and its message handled, once.
    */
-  private static Findings check(PatroniCluster cluster, Map<String, String> told)
+  static Findings check(
+      PatroniCluster cluster, Map<String, String> told, FailoverReconciliation producer)
       throws SQLException {
     try (Connection c = cluster.connect("app")) {
       Eventually.await(
@@ -285,12 +303,12 @@ class FailoverTest {
           lostAnswered,
           effects.stream().filter(k -> !receipts.contains(k)).count(),
           effects.stream().filter(k -> !handled.contains(k)).count(),
-          count(
-              c, "SELECT count(*) FROM (SELECT k FROM handled GROUP BY k HAVING count(*) > 1) d"));
+          count(c, "SELECT count(*) FROM (SELECT k FROM handled GROUP BY k HAVING count(*) > 1) d"),
+          producer == null ? null : producer.await(c));
     }
   }
 
-  private static long count(Connection c, String sql) throws SQLException {
+  static long count(Connection c, String sql) throws SQLException {
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       rs.next();
@@ -298,7 +316,7 @@ class FailoverTest {
     }
   }
 
-  private static Set<String> keys(Connection c, String sql) throws SQLException {
+  static Set<String> keys(Connection c, String sql) throws SQLException {
     List<String> keys = new ArrayList<>();
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
