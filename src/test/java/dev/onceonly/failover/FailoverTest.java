@@ -39,12 +39,16 @@ import org.junit.jupiter.api.io.TempDir;
  * Exactly once through failovers of a real PostgreSQL cluster (three nodes under Patroni, one etcd,
  * see {@link PatroniCluster}), Jepsen's way: four client threads run receipts steps through a
  * HikariCP pool on a multi-host URL with {@code targetServerType=primary}, each recording what it
- * was told, while a {@link Worker} handles the messages the steps send. In each round the primary
- * is killed (SIGKILL to its PostgreSQL and its Patroni agent) at a random moment, Patroni promotes
- * a standby, the clients and the worker carry on without a restart, and then the history is checked
- * against the new primary: effects per key, answered steps whose receipt is missing, messages sent
- * and never handled, messages handled twice. Every other round the primary's WAL senders are
- * stopped just before the kill, so the standbys lag behind what the primary answered.
+ * was told, while a {@link Worker} handles the messages the steps send. A second application JVM
+ * ({@link FailoverClientMain}) runs two more clients and a worker on the same URL and appends each
+ * answer to a file, checked with the parent's; a producer registers intents it never publishes and
+ * one {@link dev.onceonly.Reconciler}, never restarted, gets them done ({@link
+ * FailoverReconciliation}). In each round the primary is killed (SIGKILL to its PostgreSQL and its
+ * Patroni agent) at a random moment, Patroni promotes a standby, the clients and the worker carry
+ * on without a restart, and then the history is checked against the new primary: effects per key,
+ * answered steps whose receipt is missing, messages sent and never handled, messages handled twice.
+ * Every other round the primary's WAL senders are stopped just before the kill, so the standbys lag
+ * behind what the primary answered.
  *
  * <p>{@code -Donceonly.failover.rounds=N} sets the rounds per mode (default 1, as in {@code mvn
  * verify}; the full run is 10). {@code mvn verify} runs the synchronous mode only, the guarantee,
