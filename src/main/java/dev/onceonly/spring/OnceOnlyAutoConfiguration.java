@@ -115,7 +115,8 @@ public class OnceOnlyAutoConfiguration {
             .keyPattern(p.keyPattern())
             .canonicalizer(p.canonicalizer().build())
             .rejectionReasonChars(p.rejections().reasonChars())
-            .rejectionBodyBytes(p.rejections().bodyBytes());
+            .rejectionBodyBytes(p.rejections().bodyBytes())
+            .requireSynchronousReplication(p.requireSynchronousReplication());
     p.safeToRepeat().forEach(b::safeToRepeat);
     if (p.joinTransactions()) {
       b.currentTransaction(new SpringCurrentTransaction(dataSource));

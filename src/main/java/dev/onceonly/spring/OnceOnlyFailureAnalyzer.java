@@ -1,5 +1,6 @@
 package dev.onceonly.spring;
 
+import dev.onceonly.DurabilityException;
 import dev.onceonly.SchemaVersionException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -9,9 +10,10 @@ import org.springframework.boot.diagnostics.FailureAnalyzer;
 
 /**
  * Spring Boot's failure analysis of a start that OnceOnly refused: finds an {@link
- * OnceOnlyConfigurationException} or a {@link SchemaVersionException} anywhere in the cause chain
- * (a refusal while the servlet container starts lies several causes below "Unable to start embedded
- * Tomcat") and reports its reason and what to do. Registered in META-INF/spring.factories.
+ * OnceOnlyConfigurationException}, a {@link DurabilityException} or a {@link
+ * SchemaVersionException} anywhere in the cause chain (a refusal while the servlet container starts
+ * lies several causes below "Unable to start embedded Tomcat") and reports its reason and what to
+ * do. Registered in META-INF/spring.factories.
  */
 final class OnceOnlyFailureAnalyzer implements FailureAnalyzer {
   OnceOnlyFailureAnalyzer() {}
@@ -23,6 +25,14 @@ final class OnceOnlyFailureAnalyzer implements FailureAnalyzer {
       if (t instanceof OnceOnlyConfigurationException e) {
         return new FailureAnalysis(
             "OnceOnly refused to start: " + e.problem(), sentence(e.action()), e);
+      }
+      if (t instanceof DurabilityException e) {
+        return new FailureAnalysis(
+            "OnceOnly refused to start: " + e.getMessage(),
+            "Give the database a synchronous standby (PostgreSQL: synchronous_standby_names, or"
+                + " Patroni's synchronous_mode) so that a failover keeps every answered receipt,"
+                + " or set onceonly.require-synchronous-replication=false to accept that loss.",
+            e);
       }
       if (t instanceof SchemaVersionException e) {
         return new FailureAnalysis(

@@ -18,6 +18,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     does neither (OnceOnly.Builder.migrations)
  * @param joinTransactions whether calls without a connection join the Spring transaction the
  *     calling thread is in on the application's data source (SpringCurrentTransaction)
+ * @param requireSynchronousReplication whether the start is refused unless the database confirms
+ *     each commit on a synchronous standby, so that a failover loses no answered receipt
+ *     (OnceOnly.Builder.requireSynchronousReplication)
  * @param resultRetention how long a receipt's result is returned (OnceOnly.Builder.resultRetention)
  * @param tombstoneRetention how much longer a fingerprint is kept; zero turns tombstones off
  *     (OnceOnly.Builder.tombstoneRetention)
@@ -41,6 +44,7 @@ public record OnceOnlyProperties(
     @DefaultValue(OnceOnly.DEFAULT_TABLE_PREFIX) String tablePrefix,
     @DefaultValue("APPLY") OnceOnly.Migrations migrations,
     @DefaultValue("true") boolean joinTransactions,
+    @DefaultValue("false") boolean requireSynchronousReplication,
     @DefaultValue("30d") Duration resultRetention,
     @DefaultValue("365d") Duration tombstoneRetention,
     @DefaultValue(OnceOnly.DEFAULT_SCOPE_PATTERN) String scopePattern,
@@ -61,6 +65,7 @@ public record OnceOnlyProperties(
    * @param tablePrefix prefix of every table name
    * @param migrations apply, validate or none
    * @param joinTransactions whether calls join the Spring transaction
+   * @param requireSynchronousReplication whether to refuse a database without a synchronous standby
    * @param resultRetention how long a receipt's result is returned
    * @param tombstoneRetention how much longer a fingerprint is kept
    * @param scopePattern what every scope must match

@@ -8,36 +8,47 @@ import dev.onceonly.Durability;
 import dev.onceonly.DurabilityException;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Worker;
+import dev.onceonly.testing.ChildJvm;
 import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.PatroniCluster;
 import dev.onceonly.testing.PatroniCluster.Node;
 import dev.onceonly.testing.PatroniCluster.Replication;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Exactly once through failovers of a real PostgreSQL cluster (three nodes under Patroni, one etcd,
  * see {@link PatroniCluster}), Jepsen's way: four client threads run receipts steps through a
  * HikariCP pool on a multi-host URL with {@code targetServerType=primary}, each recording what it
- * was told, while a {@link Worker} handles the messages the steps send. In each round the primary
- * is killed (SIGKILL to its PostgreSQL and its Patroni agent) at a random moment, Patroni promotes
- * a standby, the clients and the worker carry on without a restart, and then the history is checked
- * against the new primary: effects per key, answered steps whose receipt is missing, messages sent
- * and never handled, messages handled twice. Every other round the primary's WAL senders are
- * stopped just before the kill, so the standbys lag behind what the primary answered.
+ * was told, while a {@link Worker} handles the messages the steps send. A second application JVM
+ * ({@link FailoverClientMain}) runs two more clients and a worker on the same URL and appends each
+ * answer to a file, checked with the parent's; a producer registers intents it never publishes and
+ * one {@link dev.onceonly.Reconciler}, never restarted, gets them done ({@link
+ * FailoverReconciliation}). In each round the primary is killed (SIGKILL to its PostgreSQL and its
+ * Patroni agent) at a random moment, Patroni promotes a standby, the clients and the worker carry
+ * on without a restart, and then the history is checked against the new primary: effects per key,
+ * answered steps whose receipt is missing, messages sent and never handled, messages handled twice.
+ * Every other round the primary's WAL senders are stopped just before the kill, so the standbys lag
+ * behind what the primary answered.
  *
  * <p>{@code -Donceonly.failover.rounds=N} sets the rounds per mode (default 1, as in {@code mvn
  * verify}; the full run is 10). {@code mvn verify} runs the synchronous mode only, the guarantee,
@@ -48,6 +59,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
  */
 @Tag("failover")
 class FailoverTest {
+  @TempDir Path logs;
   private static final int ROUNDS = Integer.getInteger("onceonly.failover.rounds", 1);
   private static final long SEED = Long.getLong("onceonly.failover.seed", System.nanoTime());
 
@@ -58,7 +70,8 @@ class FailoverTest {
       long lostAnswered,
       long effectsWithoutReceipt,
       long lostMessages,
-      long duplicateHandled) {}
+      long duplicateHandled,
+      FailoverReconciliation.Outcome intents) {}
 
   @Test
   void synchronousReplicationLosesNothingAndRunsNothingTwiceThroughFailovers() throws Exception {
@@ -78,6 +91,9 @@ class FailoverTest {
         assertThat(f.effectsWithoutReceipt()).as("effects without a receipt").isZero();
         assertThat(f.lostMessages()).as("messages sent and never handled").isZero();
         assertThat(f.duplicateHandled()).as("messages handled twice").isZero();
+        assertThat(f.intents().lostRegistrations()).as("answered registrations lost").isZero();
+        assertThat(f.intents().unreconciled()).as("registered intents never done").isZero();
+        assertThat(f.intents().effectsTwice()).as("intents whose effect ran twice").isZero();
       }
     }
   }
@@ -107,6 +123,8 @@ class FailoverTest {
         assertThat(f.duplicateEffects()).as("keys whose effect ran twice").isZero();
         assertThat(f.effectsWithoutReceipt()).as("effects without a receipt").isZero();
         assertThat(f.duplicateHandled()).as("messages handled twice").isZero();
+        assertThat(f.intents().unreconciled()).as("registered intents never done").isZero();
+        assertThat(f.intents().effectsTwice()).as("intents whose effect ran twice").isZero();
       }
     }
   }
@@ -123,69 +141,102 @@ class FailoverTest {
         mode, ROUNDS, SEED, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     FailoverWorkload clients = new FailoverWorkload(once, mode);
     Findings findings = null;
-    Worker worker =
-        Worker.builder(
-                once.queue(),
-                "jobs",
-                job ->
-                    job.completeWith(
-                        tx -> {
-                          try (PreparedStatement ps =
-                              tx.prepareStatement("INSERT INTO handled VALUES (?)")) {
-                            ps.setString(1, job.delivery().key());
-                            ps.executeUpdate();
-                          }
-                          return null;
-                        }))
-            .threads(2)
-            .build()
-            .start();
+    Worker worker = FailoverWorkload.worker(once, 2);
+    FailoverReconciliation producer = FailoverReconciliation.start(once);
     try {
       for (int round = 1; round <= ROUNDS; round++) {
         boolean lagging = round % 2 == 1;
         Node leader = cluster.awaitLeader();
-        clients.start(4, round);
-        long before = clients.answered.get();
-        long moment = before + 20 + random.nextInt(200); // a random moment, counted in answers
-        Eventually.await(
-            Duration.ofSeconds(120),
-            "answers before the kill",
-            () -> clients.answered.get() >= moment);
-        if (lagging) {
-          lagBehind(cluster, leader, clients);
+        Path answers = logs.resolve(mode + "-r" + round + ".answers");
+        try (ChildJvm child =
+            ChildJvm.start(
+                "clients-" + mode + "-r" + round,
+                logs,
+                FailoverClientMain.class,
+                cluster.jdbcUrl("app"),
+                answers.toString(),
+                mode + "-jvm2",
+                Integer.toString(round))) {
+          clients.start(4, round);
+          child.awaitLine("started", Duration.ofSeconds(120));
+          long before = clients.answered.get();
+          long moment = before + 20 + random.nextInt(200); // a random moment, counted in answers
+          Eventually.await(
+              Duration.ofSeconds(120),
+              "answers before the kill",
+              () -> clients.answered.get() >= moment);
+          producer.registerUnpublished(mode + "-r" + round + "-before", 10);
+          if (lagging) {
+            lagBehind(cluster, leader, clients);
+          }
+          long killed = System.nanoTime();
+          clients.markFrom(Long.MAX_VALUE);
+          cluster.kill(leader);
+          clients.markFrom(
+              System.nanoTime()); // the old primary is dead: answers come from the new one
+          long childBefore = read(answers).size();
+          Node promoted = cluster.awaitLeader();
+          Eventually.await(
+              Duration.ofSeconds(180),
+              "20 answers after the kill, and 5 in the second JVM",
+              () -> clients.answeredSinceMark() >= 20 && read(answers).size() >= childBefore + 5);
+          long firstAnswer = clients.firstAnswerSinceMark();
+          long passesBefore = producer.passes.get();
+          producer.registerUnpublished(mode + "-r" + round + "-after", 10); // on the new primary
+          clients.stop();
+          child.send("stop");
+          child.awaitSuccess(Duration.ofMinutes(3));
+          Map<String, String> secondJvm = read(answers);
+          Map<String, String> told = new HashMap<>(clients.told);
+          told.putAll(secondJvm);
+          findings = check(cluster, told, producer);
+          assertThat(producer.passes.get())
+              .as("reconciler passes after the failover, with no restart")
+              .isGreaterThan(passesBefore);
+          System.out.printf(
+              "failover %s round %d%s: %s killed, %s promoted, kill to first answered step %d ms,"
+                  + " second JVM %d answers (%d after the kill), %s, failures seen %s,"
+                  + " reconciler passes %d, failed %s, load average %.2f%n",
+              mode,
+              round,
+              lagging ? " (standbys lagging)" : "",
+              leader,
+              promoted,
+              Duration.ofNanos(firstAnswer - killed).toMillis(),
+              secondJvm.size(),
+              secondJvm.size() - childBefore,
+              findings,
+              clients.failures,
+              producer.passes.get(),
+              producer.failures,
+              ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         }
-        long killed = System.nanoTime();
-        clients.markFrom(Long.MAX_VALUE);
-        cluster.kill(leader);
-        clients.markFrom(
-            System.nanoTime()); // the old primary is dead: answers come from the new one
-        Node promoted = cluster.awaitLeader();
-        Eventually.await(
-            Duration.ofSeconds(180),
-            "20 answers after the kill",
-            () -> clients.answeredSinceMark() >= 20);
-        long firstAnswer = clients.firstAnswerSinceMark();
-        clients.stop();
-        findings = check(cluster, clients);
-        System.out.printf(
-            "failover %s round %d%s: %s killed, %s promoted, kill to first answered step %d ms,"
-                + " %s, failures seen %s, load average %.2f%n",
-            mode,
-            round,
-            lagging ? " (standbys lagging)" : "",
-            leader,
-            promoted,
-            Duration.ofNanos(firstAnswer - killed).toMillis(),
-            findings,
-            clients.failures,
-            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         cluster.restart(leader);
         cluster.awaitHealthy();
       }
     } finally {
+      producer.close();
       worker.close();
     }
     return findings;
+  }
+
+  /** {@return what the second JVM's callers were told so far, by key} */
+  private static Map<String, String> read(Path answers) {
+    Map<String, String> told = new HashMap<>();
+    try {
+      if (Files.exists(answers)) {
+        for (String line : Files.readAllLines(answers)) {
+          String[] parts = line.split(" ");
+          if (parts.length == 2) { // a line the child was writing when it was read is skipped
+            told.put(parts[0], parts[1]);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return told;
   }
 
   /**
@@ -216,11 +267,12 @@ class FailoverTest {
     }
   }
 
-  private static void createTables(PatroniCluster cluster) throws SQLException {
+  static void createTables(PatroniCluster cluster) throws SQLException {
     try (Connection c = cluster.connect("app");
         Statement s = c.createStatement()) {
       s.execute("CREATE TABLE effects (k TEXT NOT NULL)");
       s.execute("CREATE TABLE handled (k TEXT NOT NULL)");
+      FailoverReconciliation.createTable(c);
     }
   }
 
@@ -229,7 +281,8 @@ class FailoverTest {
    * key a caller was told about has its receipt and its effect, once; every effect has its receipt
    * and its message handled, once.
    */
-  private static Findings check(PatroniCluster cluster, FailoverWorkload clients)
+  static Findings check(
+      PatroniCluster cluster, Map<String, String> told, FailoverReconciliation producer)
       throws SQLException {
     try (Connection c = cluster.connect("app")) {
       Eventually.await(
@@ -247,21 +300,19 @@ class FailoverTest {
       Set<String> effects = keys(c, "SELECT DISTINCT k FROM effects");
       Set<String> handled = keys(c, "SELECT DISTINCT k FROM handled");
       long lostAnswered =
-          clients.told.keySet().stream()
-              .filter(k -> !receipts.contains(k) || !effects.contains(k))
-              .count();
+          told.keySet().stream().filter(k -> !receipts.contains(k) || !effects.contains(k)).count();
       return new Findings(
-          clients.told.size(),
+          told.size(),
           count(c, "SELECT count(*) FROM (SELECT k FROM effects GROUP BY k HAVING count(*) > 1) d"),
           lostAnswered,
           effects.stream().filter(k -> !receipts.contains(k)).count(),
           effects.stream().filter(k -> !handled.contains(k)).count(),
-          count(
-              c, "SELECT count(*) FROM (SELECT k FROM handled GROUP BY k HAVING count(*) > 1) d"));
+          count(c, "SELECT count(*) FROM (SELECT k FROM handled GROUP BY k HAVING count(*) > 1) d"),
+          producer == null ? null : producer.await(c));
     }
   }
 
-  private static long count(Connection c, String sql) throws SQLException {
+  static long count(Connection c, String sql) throws SQLException {
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       rs.next();
@@ -269,7 +320,7 @@ class FailoverTest {
     }
   }
 
-  private static Set<String> keys(Connection c, String sql) throws SQLException {
+  static Set<String> keys(Connection c, String sql) throws SQLException {
     List<String> keys = new ArrayList<>();
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {

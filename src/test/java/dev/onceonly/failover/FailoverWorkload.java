@@ -6,6 +6,7 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
 import dev.onceonly.StoreException;
 import dev.onceonly.queue.Message;
+import dev.onceonly.queue.Worker;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 
 /**
  * The clients of a Jepsen-style run: application threads that each run receipts steps on keys of
@@ -39,10 +41,40 @@ final class FailoverWorkload {
   private final String prefix;
   private final List<Thread> threads = new ArrayList<>();
   private volatile boolean stopping;
+  private final BiConsumer<String, String> record;
 
   FailoverWorkload(OnceOnly once, String prefix) {
+    this(once, prefix, (key, answer) -> {});
+  }
+
+  /** As above, and hands each answer to {@code record} as soon as the caller is told it. */
+  FailoverWorkload(OnceOnly once, String prefix, BiConsumer<String, String> record) {
     this.once = once;
     this.prefix = prefix;
+    this.record = record;
+  }
+
+  /**
+   * Returns a started {@link Worker} on the queue {@code jobs} that records each message it handles
+   * as a row of {@code handled}, in the transaction that acknowledges it.
+   */
+  static Worker worker(OnceOnly once, int threads) {
+    return Worker.builder(
+            once.queue(),
+            "jobs",
+            job ->
+                job.completeWith(
+                    tx -> {
+                      try (PreparedStatement ps =
+                          tx.prepareStatement("INSERT INTO handled VALUES (?)")) {
+                        ps.setString(1, job.delivery().key());
+                        ps.executeUpdate();
+                      }
+                      return null;
+                    }))
+        .threads(threads)
+        .build()
+        .start();
   }
 
   /** Starts {@code n} client threads for {@code round}, on keys no earlier round used. */
@@ -90,7 +122,9 @@ final class FailoverWorkload {
     for (long seq = 0; !stopping; seq++) {
       String key = name + "-" + seq;
       Outcome<String> outcome = untilAnswered(key);
-      told.put(key, outcome instanceof Outcome.Created ? "Created" : "Repeated");
+      String answer = outcome instanceof Outcome.Created ? "Created" : "Repeated";
+      told.put(key, answer);
+      record.accept(key, answer);
       answered.incrementAndGet();
       long now = System.nanoTime();
       if (now > since) {

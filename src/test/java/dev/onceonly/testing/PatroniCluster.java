@@ -473,6 +473,31 @@ public final class PatroniCluster implements AutoCloseable {
     node.toEtcd.heal();
   }
 
+  /** {@return whether {@code node}'s agent is alive and holds the leader lock, as it sees it} */
+  public boolean leads(Node node) {
+    return node.agent != null && node.agent.isAlive() && status(node, "/leader") == 200;
+  }
+
+  /**
+   * Opens a connection to {@code node}'s own {@code database} as the superuser, whatever its role
+   * (a standby answers reads).
+   *
+   * @param node the node
+   * @param database the database
+   * @return the connection
+   * @throws SQLException if the node does not answer
+   */
+  public Connection connect(Node node, String database) throws SQLException {
+    return DriverManager.getConnection(
+        "jdbc:postgresql://127.0.0.1:"
+            + node.pgPort
+            + "/"
+            + database
+            + "?connectTimeout=2&socketTimeout=10",
+        "postgres",
+        SUPERUSER_PASSWORD);
+  }
+
   /** {@return whether {@code node}'s PostgreSQL takes writes now (it is a primary and answers)} */
   public boolean takesWrites(Node node) {
     try (Connection c =
@@ -527,8 +552,21 @@ public final class PatroniCluster implements AutoCloseable {
 
   /** Returns a HikariCP pool on the primary's {@code database}; the caller closes it. */
   public HikariDataSource pool(String database, int size) {
+    return pool(jdbcUrl(database), "patroni-" + database, size);
+  }
+
+  /**
+   * Returns a HikariCP pool on {@code jdbcUrl} (from {@link #jdbcUrl}) as the superuser, for a
+   * child JVM that has the URL but not the cluster; the caller closes it.
+   *
+   * @param jdbcUrl the cluster's multi-host URL
+   * @param name the pool's name, for its threads and logs
+   * @param size the most connections it holds
+   * @return the pool
+   */
+  public static HikariDataSource pool(String jdbcUrl, String name, int size) {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(jdbcUrl(database));
+    config.setJdbcUrl(jdbcUrl);
     config.setUsername("postgres");
     config.setPassword(SUPERUSER_PASSWORD);
     config.setMaximumPoolSize(size);
@@ -536,7 +574,7 @@ public final class PatroniCluster implements AutoCloseable {
     config.setConnectionTimeout(5_000);
     config.setValidationTimeout(2_000);
     config.setInitializationFailTimeout(-1);
-    config.setPoolName("patroni-" + database);
+    config.setPoolName(name);
     return new HikariDataSource(config);
   }
 
