@@ -70,14 +70,18 @@ class FaultRunServersTest {
   @MethodSource("servers")
   void theDocsTargetIsOkUnderEveryFault(Supplier<Server> server) throws SQLException {
     Server s = server.get();
+    String jdbcUrl = s.url();
+    Properties properties = s.properties();
     FaultReport report =
-        run(ChargeTarget.class, s)
+        FaultRun.of(ChargeTarget.class, "SELECT order_id, COUNT(*) FROM charges GROUP BY order_id")
+            .database(jdbcUrl, properties)
             .faults(Fault.KILL, Fault.LOST_COMMIT_ANSWER, Fault.CONNECTION_RESET)
             .kills(KILLS)
             .keys(4 * KILLS)
+            .parallel(2)
             .run();
-    System.out.print(report.summary());
     assertThat(report.ok()).as(report.summary()).isTrue();
+    System.out.print(report.summary());
     assertThat(report.kills() + report.faults()).isGreaterThanOrEqualTo(KILLS);
     assertThat(report.faults()).as(report.summary()).isPositive();
     assertThat(report.killPoints().keySet())
