@@ -1,6 +1,7 @@
 package dev.onceonly.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceonly.testing.Fault;
 import dev.onceonly.testing.FaultReport;
 import dev.onceonly.testing.FaultRun;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -24,6 +26,9 @@ import picocli.CommandLine.Spec;
           + " runs every unanswered key again, and counts duplicate and lost effects in"
           + " your tables with --effects-query. The target must be on the class path:"
           + " java -cp onceonly-cli.jar:your.jar dev.onceonly.cli.Main crash-test ...",
+      "On a server (--jdbc-url), --faults adds LOST_COMMIT_ANSWER (a commit's answer dropped, the"
+          + " connection reset) and CONNECTION_RESET (every connection reset mid-transaction); the"
+          + " child then goes on and calls the target again for the key that failed.",
       "Exit status 1 when an effect was duplicated or lost. A class of points reached but never killed in"
           + " is listed (INCOMPLETE, \"covered\": false): give more --kills."
     })
@@ -69,6 +74,25 @@ final class CrashTestCommand implements Callable<Integer> {
       description = "the SQLite file to work on (default: a new one in a temporary folder)")
   Path db;
 
+  @Option(
+      names = "--jdbc-url",
+      paramLabel = "URL",
+      description =
+          "run on this database server instead, e.g. jdbc:postgresql://host:5432/db?user=U&password=P"
+              + " or jdbc:mariadb://host:3306/db?user=U&password=P (credentials as URL parameters,"
+              + " masked in messages); give the run a database of its own")
+  String jdbcUrl;
+
+  @Option(
+      names = "--faults",
+      split = ",",
+      paramLabel = "FAULT",
+      defaultValue = "KILL",
+      description =
+          "the faults, comma-separated: ${COMPLETION-CANDIDATES}; other than KILL on --jdbc-url"
+              + " only (default: ${DEFAULT-VALUE})")
+  Fault[] faults;
+
   @Option(names = "--json", description = "print JSON instead of text")
   boolean json;
 
@@ -76,16 +100,23 @@ final class CrashTestCommand implements Callable<Integer> {
   public Integer call() {
     FaultReport r;
     try {
-      FaultRun run = FaultRun.of(target, effectsQuery).kills(kills).seed(seed);
+      if (db != null && jdbcUrl != null) {
+        throw new CliException(
+            CliException.USAGE, "give at most one of --db FILE or --jdbc-url URL");
+      }
+      FaultRun run = FaultRun.of(target, effectsQuery).kills(kills).seed(seed).faults(faults);
       if (keys != null) {
         run.keys(keys);
       }
       if (db != null) {
         run.file(db);
       }
+      if (jdbcUrl != null) {
+        run.database(jdbcUrl, new Properties());
+      }
       r = run.run();
     } catch (IllegalArgumentException | IllegalStateException e) {
-      throw new CliException(CliException.USAGE, Target.firstLine(e.getMessage()));
+      throw new CliException(CliException.USAGE, Target.firstLine(Target.redact(e.getMessage())));
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
@@ -94,6 +125,7 @@ final class CrashTestCommand implements Callable<Integer> {
       doc.put("clean", r.clean());
       doc.put("covered", r.covered());
       doc.put("kills", r.kills());
+      doc.put("faults", r.faults());
       doc.put("keys", r.keys());
       doc.put("children", r.children());
       doc.put("duplicates", r.duplicates());
@@ -103,7 +135,10 @@ final class CrashTestCommand implements Callable<Integer> {
       doc.put("killPoints", r.killPoints());
       doc.put("reachedClasses", r.reachedClasses());
       doc.put("missedClasses", r.missedClasses());
-      doc.put("file", r.file().toString());
+      doc.put("database", r.database());
+      if (r.file() != null) {
+        doc.put("file", r.file().toString());
+      }
       doc.put("elapsedSeconds", r.elapsed().toSeconds());
       try {
         out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(doc));
@@ -112,7 +147,7 @@ final class CrashTestCommand implements Callable<Integer> {
       }
     } else {
       out.print(r.summary());
-      out.println("database " + r.file());
+      out.println("database " + r.database());
     }
     return r.clean() ? 0 : CliException.FAILED;
   }

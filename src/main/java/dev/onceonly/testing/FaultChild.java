@@ -1,6 +1,7 @@
 package dev.onceonly.testing;
 
 import dev.onceonly.OnceOnly;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -8,31 +9,53 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.Statement;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 
 /**
  * The main class of a {@link FaultRun}'s child JVMs. Arguments: the target's class name, the SQLite
- * file, where to stop ({@code 0}: nowhere; {@code n}: the n-th point; {@code n@class}: the n-th
- * point of a class, see {@link #classOf}) and the keys, comma-separated. It opens the store on a
- * connection whose statements and commits are points ({@code store: ...}), hands the target a data
- * source whose connections' statements and commits are points too ({@code application: ...}), runs
- * the target for each key and prints one line per event on stdout: {@code READY}, {@code SEEN
- * class} the first time a point of a class is reached, {@code ANSWERED key}, {@code FAILED key
- * error}, {@code KILLPOINT n key name} (then waits to be killed) and {@code POINTS n} at the end.
+ * file or a JDBC URL (whose connection properties then come on stdin, in {@link Properties} form,
+ * kept out of the process list), where to stop ({@code 0}: nowhere; {@code n}: kill at the n-th
+ * point; {@code n@class}: the n-th point of a class, see {@link #classOf}; {@code n!FAULT}: the
+ * n-th point where that {@link Fault} applies), the keys, comma-separated, and the faults of the
+ * run, comma-separated. It opens the store on connections whose statements and commits are points
+ * ({@code store: ...}), hands the target a data source whose connections' statements and commits
+ * are points too ({@code application: ...}), runs the target for each key and prints one line per
+ * event on stdout: {@code READY}, {@code SEEN class} the first time a point of a class is reached,
+ * {@code ANSWERED key}, {@code FAILED key error}, {@code KILLPOINT n key name} (then waits to be
+ * killed), {@code FAULT n key name} (a fault given, then goes on: a key whose call failed after it
+ * is called again, up to three times), and at the end {@code POINTS n} and {@code FAULTPOINTS FAULT
+ * n} for each fault.
  */
 final class FaultChild {
   private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
   private static final Map<String, Integer> REACHED = new HashMap<>();
+  private static final Map<Fault, Integer> FAULT_POINTS = new EnumMap<>(Fault.class);
+
+  /** How many times a key whose call failed after a fault is called again in the same child. */
+  private static final int RETRIES = 3;
+
+  private static Set<Fault> faults = EnumSet.of(Fault.KILL);
+  private static Relay relay;
   private static int points;
   private static int killAt;
   private static String killName;
+  private static Fault stopFault = Fault.KILL;
   private static boolean armed;
+  private static boolean faulted;
+  private static String faultKey;
   private static String currentKey = "-";
 
   private FaultChild() {}
@@ -40,29 +63,68 @@ final class FaultChild {
   public static void main(String[] args) throws Exception {
     FaultTarget target =
         (FaultTarget) Class.forName(args[0]).getDeclaredConstructor().newInstance();
-    String[] stop = args[2].split("@", 2);
-    killAt = Integer.parseInt(stop[0]);
-    killName = stop.length > 1 ? stop[1] : null;
-    DataSource files = dataSource(args[1]);
-    Connection raw = files.getConnection();
-    FaultPoints.install(what -> point("point: " + what));
-    try (OnceOnly once = OnceOnly.builder().connection(watched(raw, "store")).build()) {
-      target.prepare(once, watched(files));
+    parseStop(args[2]);
+    if (args.length > 4) {
+      faults = EnumSet.noneOf(Fault.class);
+      for (String f : args[4].split(",")) {
+        faults.add(Fault.valueOf(f));
+      }
+    }
+    String where = args[1];
+    boolean server = where.startsWith("jdbc:");
+    DataSource files = server ? serverDataSource(where) : dataSource(where);
+    Connection raw = server ? null : files.getConnection();
+    FaultPoints.install(what -> point("point: " + what, Set.of()));
+    OnceOnly.Builder builder = OnceOnly.builder();
+    if (server) {
+      builder.dataSource(watched(files, "store"));
+    } else {
+      builder.connection(watched(raw, "store"));
+    }
+    try (OnceOnly once = builder.build()) {
+      target.prepare(once, watched(files, "application"));
       OUT.println("READY");
       armed = true;
       for (String key : args[3].isEmpty() ? new String[0] : args[3].split(",")) {
         currentKey = key;
-        try {
-          target.run(once, key);
-          OUT.println("ANSWERED " + key);
-        } catch (Exception e) {
-          OUT.println("FAILED " + key + " " + oneLine(e));
-        }
+        run(target, once, key);
       }
       armed = false;
     }
-    raw.close();
+    if (raw != null) {
+      raw.close();
+    }
     OUT.println("POINTS " + points);
+    FAULT_POINTS.forEach((f, n) -> OUT.println("FAULTPOINTS " + f + " " + n));
+  }
+
+  private static void parseStop(String stop) {
+    int bang = stop.indexOf('!');
+    if (bang >= 0) {
+      stopFault = Fault.valueOf(stop.substring(bang + 1));
+      killAt = Integer.parseInt(stop.substring(0, bang));
+      return;
+    }
+    String[] parts = stop.split("@", 2);
+    killAt = Integer.parseInt(parts[0]);
+    killName = parts.length > 1 ? parts[1] : null;
+  }
+
+  /** Runs the target for a key; after a fault in its call, calls it again as a client retries. */
+  private static void run(FaultTarget target, OnceOnly once, String key) {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        target.run(once, key);
+        OUT.println("ANSWERED " + key);
+        return;
+      } catch (Exception e) {
+        if (!key.equals(faultKey) || attempt == RETRIES) {
+          OUT.println("FAILED " + key + " " + oneLine(e));
+          return;
+        }
+        OUT.println("RETRY " + key + " " + oneLine(e));
+      }
+    }
   }
 
   /** Connections on the file as the store opens its own: WAL, full sync, a wait for the lock. */
@@ -76,40 +138,123 @@ final class FaultChild {
     return ds;
   }
 
+  /**
+   * A new connection to the server per call, with the properties read from stdin; through a relay
+   * of this process when a fault other than a kill may come.
+   */
+  private static DataSource serverDataSource(String url) throws IOException {
+    Properties properties = new Properties();
+    properties.load(System.in);
+    String through = url;
+    if (faults.stream().anyMatch(f -> f != Fault.KILL)) {
+      Server s = Server.parse(url);
+      relay = Relay.to(s.host(), s.port());
+      through = s.through(relay.port());
+    }
+    String connectTo = through;
+    return (DataSource)
+        Proxy.newProxyInstance(
+            FaultChild.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, m, args) ->
+                switch (m.getName()) {
+                  case "getConnection" -> DriverManager.getConnection(connectTo, properties);
+                  case "getLoginTimeout" -> 0;
+                  case "isWrapperFor", "equals" -> false;
+                  case "hashCode" -> System.identityHashCode(proxy);
+                  case "toString" -> "the fault run's connections";
+                  default -> null;
+                });
+  }
+
+  /**
+   * A JDBC URL of one server, {@code jdbc:postgresql://host:port/...} or {@code
+   * jdbc:mariadb://host:port/...}, taken apart so that its connections can go through a relay.
+   */
+  record Server(String scheme, String host, int port, String rest) {
+    private static final Pattern URL =
+        Pattern.compile("(jdbc:[a-z0-9]+://)([^/:?,\\[\\]]+)(?::(\\d+))?([/?].*)?");
+
+    /**
+     * Parses a URL.
+     *
+     * @throws IllegalArgumentException if it names no host or more than one
+     */
+    static Server parse(String url) {
+      Matcher m = URL.matcher(url);
+      if (!m.matches()) {
+        throw new IllegalArgumentException(
+            "faults other than KILL need a JDBC URL of one server, such as"
+                + " jdbc:postgresql://host:5432/db or jdbc:mariadb://host:3306/db");
+      }
+      int port =
+          m.group(3) != null
+              ? Integer.parseInt(m.group(3))
+              : m.group(1).startsWith("jdbc:postgresql") ? 5432 : 3306;
+      return new Server(m.group(1), m.group(2), port, m.group(4) == null ? "" : m.group(4));
+    }
+
+    /** {@return the URL with this server replaced by a relay on a loopback port} */
+    String through(int relayPort) {
+      return scheme + "127.0.0.1:" + relayPort + rest;
+    }
+  }
+
   private static String oneLine(Exception e) {
     return (e.getClass().getName() + ": " + e.getMessage()).replaceAll("\\s+", " ");
   }
 
   /**
-   * Returns the class of a point: where ({@code store}, {@code application}), before or after, and
-   * a commit or another statement, such as {@code application: after commit}; a point the
-   * application named is a class of its own.
+   * Returns the class of a point: the fault, where ({@code store}, {@code application}), before or
+   * after, and a commit or another statement, such as {@code application: after commit} or {@code
+   * lost commit answer: store: before commit}; a point the application named is a class of its own.
    */
   static String classOf(String name) {
-    int colon = name.indexOf(": ");
-    String side = name.substring(0, colon);
+    Fault fault = Fault.of(name);
+    String point = name.substring(fault.prefix().length());
+    int colon = point.indexOf(": ");
+    String side = point.substring(0, colon);
     if (side.equals("point")) {
-      return name;
+      return point;
     }
-    String[] words = name.substring(colon + 2).split(" ", 3);
+    String[] words = point.substring(colon + 2).split(" ", 3);
     String what = words.length > 1 ? words[1].toUpperCase(java.util.Locale.ROOT) : "";
     boolean commit = what.equals("COMMIT") || what.equals("END");
-    return side + ": " + words[0] + (commit ? " commit" : " statement");
+    return fault.prefix() + side + ": " + words[0] + (commit ? " commit" : " statement");
   }
 
-  /** Counts a point; at the chosen one, says so and waits for the parent's SIGKILL. */
-  private static synchronized void point(String name) {
+  /**
+   * Counts a point of each fault of the run that applies here (a kill at every point, the others
+   * where {@code applies} says); at the chosen one, gives the fault: says so and waits for the
+   * parent's SIGKILL, or breaks the connections and goes on.
+   */
+  private static synchronized void point(String name, Set<Fault> applies) {
     if (!armed) {
       return;
     }
     points++;
-    String kind = classOf(name);
-    int times = REACHED.merge(kind, 1, Integer::sum);
-    if (times == 1) {
-      OUT.println("SEEN " + kind);
+    for (Fault f : faults) {
+      if (f != Fault.KILL && !applies.contains(f)) {
+        continue;
+      }
+      String kind = f.prefix() + classOf(name);
+      int times = REACHED.merge(kind, 1, Integer::sum);
+      if (times == 1) {
+        OUT.println("SEEN " + kind);
+      }
+      int ofFault = FAULT_POINTS.merge(f, 1, Integer::sum);
+      boolean stop =
+          killName != null
+              ? killName.equals(kind) && times == killAt
+              : f == stopFault && (f == Fault.KILL ? points : ofFault) == killAt;
+      if (stop && !faulted) {
+        give(f, f.prefix() + name);
+      }
     }
-    boolean stop = killName == null ? points == killAt : killName.equals(kind) && times == killAt;
-    if (stop) {
+  }
+
+  private static void give(Fault f, String name) {
+    if (f == Fault.KILL) {
       OUT.println("KILLPOINT " + points + " " + currentKey + " " + name);
       OUT.flush();
       try {
@@ -119,17 +264,26 @@ final class FaultChild {
         Runtime.getRuntime().halt(137);
       }
     }
+    faulted = true;
+    faultKey = currentKey;
+    OUT.println("FAULT " + points + " " + currentKey + " " + name);
+    if (f == Fault.LOST_COMMIT_ANSWER) {
+      relay.loseAnswerTo(""); // the next request of this single thread: the commit
+    } else {
+      relay.cut(); // the open transaction's connection, and every other of this process
+      relay.heal();
+    }
   }
 
   /** The application's data source: each connection it gives is watched. */
-  private static DataSource watched(DataSource files) {
+  private static DataSource watched(DataSource files, String side) {
     return (DataSource)
         Proxy.newProxyInstance(
             FaultChild.class.getClassLoader(),
             new Class<?>[] {DataSource.class},
             (proxy, m, args) -> {
               Object result = Watch.call(files, m, args);
-              return result instanceof Connection c ? watched(c, "application") : result;
+              return result instanceof Connection c ? watched(c, side) : result;
             });
   }
 
@@ -179,6 +333,23 @@ final class FaultChild {
       }
     }
 
+    /**
+     * {@return the faults beyond a kill that apply before {@code what}: a lost answer before a
+     * commit (an explicit one, or a write in auto-commit), a reset inside a transaction}
+     */
+    Set<Fault> before(String what, boolean commit) {
+      String upper = what.toUpperCase(java.util.Locale.ROOT);
+      boolean ends = commit || upper.startsWith("COMMIT") || upper.startsWith("END");
+      Set<Fault> applies = EnumSet.noneOf(Fault.class);
+      if (ends || (!open && isWrite(upper))) {
+        applies.add(Fault.LOST_COMMIT_ANSWER);
+      }
+      if (open) {
+        applies.add(Fault.CONNECTION_RESET);
+      }
+      return applies;
+    }
+
     private static boolean isWrite(String upper) {
       return upper.startsWith("INSERT")
           || upper.startsWith("UPDATE")
@@ -221,11 +392,11 @@ final class FaultChild {
       String what = connection ? name.toUpperCase(java.util.Locale.ROOT) : describe(args);
       String point = step ? tx.name(what, end) : null;
       if (step) {
-        point(tx.side + ": before " + point);
+        point(tx.side + ": before " + point, tx.before(what, connection));
       }
       Object result = call(target, m, args);
       if (step) {
-        point(tx.side + ": after " + point);
+        point(tx.side + ": after " + point, Set.of());
       }
       if (step || end) {
         tx.after(what, end);

@@ -13,6 +13,7 @@ import java.util.TreeMap;
  * answered.
  *
  * @param kills child JVMs killed with SIGKILL
+ * @param faults child JVMs given a fault other than a kill ({@link Fault}), which went on
  * @param keys keys the run did
  * @param children child JVMs started, the killed ones included
  * @param duplicates effects beyond the first, summed over the keys: 0 when every effect happened at
@@ -20,16 +21,21 @@ import java.util.TreeMap;
  * @param duplicatedKeys the keys whose effect happened more than once
  * @param lostKeys the keys whose call returned (or was retried until it did) but whose effect is
  *     not in the tables
- * @param killPoints how many kills happened at each point, by where and what the child was about to
- *     do or had just done, such as {@code application: after INSERT INTO charges} or {@code store:
- *     after COMMIT of INSERT INTO onceonly_receipts}
+ * @param killPoints how many faults were given at each point, by where and what the child was about
+ *     to do or had just done, such as {@code application: after INSERT INTO charges} or {@code
+ *     store: after COMMIT of INSERT INTO onceonly_receipts} for kills, and prefixed with the fault
+ *     for the others, such as {@code lost commit answer: application: before COMMIT of INSERT INTO
+ *     charges}
  * @param reachedClasses the classes of points the children reached, such as {@code application:
- *     after commit} (see {@link #covered})
- * @param file the SQLite file the run worked on, kept for a closer look
+ *     after commit} or {@code connection reset: store: before statement} (see {@link #covered})
+ * @param database where the run worked: the SQLite file's path, or the JDBC URL without its
+ *     parameters and user information
+ * @param file the SQLite file the run worked on, kept for a closer look; null on a server
  * @param elapsed how long the run took
  */
 public record FaultReport(
     int kills,
+    int faults,
     int keys,
     int children,
     long duplicates,
@@ -37,12 +43,14 @@ public record FaultReport(
     List<String> lostKeys,
     Map<String, Integer> killPoints,
     List<String> reachedClasses,
+    String database,
     Path file,
     Duration elapsed) {
   /**
    * Checks and copies the fields.
    *
    * @param kills child JVMs killed with SIGKILL
+   * @param faults child JVMs given a fault other than a kill, which went on
    * @param keys keys the run did
    * @param children child JVMs started, the killed ones included
    * @param duplicates effects beyond the first, summed over the keys: 0 when every effect happened
@@ -50,10 +58,11 @@ public record FaultReport(
    * @param duplicatedKeys the keys whose effect happened more than once
    * @param lostKeys the keys whose call returned (or was retried until it did) but whose effect is
    *     not in the tables
-   * @param killPoints how many kills happened at each point, by where and what the child was about
-   *     to do or had just done, such as {@code application: after INSERT INTO charges}
+   * @param killPoints how many faults were given at each point, by where and what the child was
+   *     about to do or had just done, such as {@code application: after INSERT INTO charges}
    * @param reachedClasses the classes of points the children reached
-   * @param file the SQLite file the run worked on, kept for a closer look
+   * @param database where the run worked: the SQLite file, or the JDBC URL without its parameters
+   * @param file the SQLite file the run worked on, kept for a closer look; null on a server
    * @param elapsed how long the run took
    */
   public FaultReport {
@@ -61,7 +70,7 @@ public record FaultReport(
     lostKeys = List.copyOf(lostKeys);
     killPoints = Collections.unmodifiableMap(new TreeMap<>(killPoints));
     reachedClasses = List.copyOf(reachedClasses);
-    Objects.requireNonNull(file, "file");
+    Objects.requireNonNull(database, "database");
     Objects.requireNonNull(elapsed, "elapsed");
   }
 
@@ -76,9 +85,9 @@ public record FaultReport(
   }
 
   /**
-   * {@return whether a child was killed in every class of points the children reached: before and
-   * after statements and commits, on the store's connection and on the application's, and at each
-   * point the application named}
+   * {@return whether a child was killed (or given the class's fault) in every class of points the
+   * children reached: before and after statements and commits, on the store's connection and on the
+   * application's, at each point the application named, and each fault's classes}
    */
   public boolean covered() {
     return missedClasses().isEmpty();
@@ -99,7 +108,8 @@ public record FaultReport(
    * on a connection of the data source the run hands the target, or a {@link FaultPoints#reached}}
    */
   public boolean killedInTheApplication() {
-    return killPoints.keySet().stream().anyMatch(p -> !p.startsWith(STORE));
+    return killPoints.keySet().stream()
+        .anyMatch(p -> !p.substring(Fault.of(p).prefix().length()).startsWith(STORE));
   }
 
   /** {@return whether nothing was duplicated or lost and every class of points was killed in} */
@@ -115,6 +125,7 @@ public record FaultReport(
     StringBuilder b = new StringBuilder();
     b.append("fault run: kills=")
         .append(kills)
+        .append(faults > 0 ? " faults=" + faults : "")
         .append(" keys=")
         .append(keys)
         .append(" children=")
@@ -137,7 +148,12 @@ public record FaultReport(
         .append(reachedClasses.size() - missedClasses().size())
         .append('\n');
     killPoints.forEach(
-        (p, n) -> b.append("  killed ").append(n).append("x ").append(p).append('\n'));
+        (p, n) ->
+            b.append(Fault.of(p) == Fault.KILL ? "  killed " : "  ")
+                .append(n)
+                .append("x ")
+                .append(p)
+                .append('\n'));
     missedClasses().forEach(p -> b.append("  never killed in: ").append(p).append('\n'));
     if (!killedInTheApplication()) {
       b.append(

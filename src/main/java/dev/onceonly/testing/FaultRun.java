@@ -3,6 +3,7 @@ package dev.onceonly.testing;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,6 +15,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -21,18 +25,21 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
- * Runs the application's {@link FaultTarget} in child JVMs on one SQLite file, kills them with
- * SIGKILL at many points, on the store's connection and on the application's, calls the target
- * again for every key that got no answer, and counts duplicate and lost effects in the
- * application's own tables.
+ * Runs the application's {@link FaultTarget} in child JVMs on one SQLite file or one database
+ * server, kills them with SIGKILL at many points (or, on a server, breaks their connections: see
+ * {@link #faults}), on the store's connection and on the application's, calls the target again for
+ * every key that got no answer, and counts duplicate and lost effects in the application's own
+ * tables.
  *
  * <pre>{@code
  * FaultReport report = FaultRun.of(ChargeTarget.class,
@@ -56,6 +63,15 @@ import java.util.concurrent.TimeUnit;
  * counted more than once is a duplicate, a key counted zero times is lost; the report lists the
  * classes reached and never killed in.
  *
+ * <p>On a database server ({@link #database(String, Properties)}: PostgreSQL, MariaDB) the children
+ * connect to it instead, with a new connection per step for the store and per {@code getConnection}
+ * for the application, and the effects query runs there. There the run can also give other faults
+ * than kills ({@link #faults}): a commit whose answer is lost, a connection reset in the middle of
+ * a transaction; a child given one of those goes on, and calls the target again for the key whose
+ * call failed, as the application retries. Each fault's points are classes of their own, aimed at
+ * as the kill's are, and counted in the report. On SQLite only {@link Fault#KILL} applies: its
+ * connections are a file's, and there is no link to break.
+ *
  * <p>The children get the current {@code java}, the current class path (which must hold the
  * target), {@code -Xmx128m} and flags for a quick start; nothing of the parent's JVM options. Each
  * kill costs one JVM start, about half a second. Not thread-safe; build one per run.
@@ -69,6 +85,9 @@ public final class FaultRun {
   private int parallel = 1;
   private long seed = 1;
   private Path file;
+  private String jdbcUrl;
+  private Properties properties;
+  private Set<Fault> faults = EnumSet.of(Fault.KILL);
   private Duration childTimeout = Duration.ofSeconds(60);
 
   private FaultRun(String target, String effectsQuery) {
@@ -103,7 +122,8 @@ public final class FaultRun {
   }
 
   /**
-   * Sets how many child JVMs are killed. Default 50.
+   * Sets how many child JVMs are killed, or given another fault of {@link #faults}: one each.
+   * Default 50.
    *
    * @param kills from 1 to 100,000
    * @return this run
@@ -181,6 +201,54 @@ public final class FaultRun {
    */
   public FaultRun file(Path file) {
     this.file = Objects.requireNonNull(file, "file");
+    this.jdbcUrl = null;
+    return this;
+  }
+
+  /**
+   * Runs on a database server instead of a SQLite file: the children open the store and the
+   * application's connections with this URL and these properties, and the effects query runs there.
+   * Its tables are used as they are: give a database of its own to each run, as an existing key's
+   * effects count too. The properties reach the children on their standard input, not on their
+   * command line; a password in the URL is visible in the process list.
+   *
+   * @param jdbcUrl such as {@code jdbc:postgresql://host:5432/db} or {@code
+   *     jdbc:mariadb://host:3306/db}, its driver on the class path; for faults other than kills, a
+   *     URL of one host
+   * @param properties the connection properties, such as {@code user} and {@code password}; copied
+   * @return this run
+   * @throws IllegalArgumentException if the URL is not a JDBC URL, or is a SQLite one (see {@link
+   *     #file})
+   */
+  public FaultRun database(String jdbcUrl, Properties properties) {
+    Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+    Objects.requireNonNull(properties, "properties");
+    if (!jdbcUrl.startsWith("jdbc:") || jdbcUrl.startsWith("jdbc:sqlite:")) {
+      throw new IllegalArgumentException(
+          "database takes a JDBC URL of a server, such as jdbc:postgresql://host:5432/db; for a"
+              + " SQLite file use file(Path)");
+    }
+    this.jdbcUrl = jdbcUrl;
+    this.properties = new Properties();
+    this.properties.putAll(properties);
+    this.file = null;
+    return this;
+  }
+
+  /**
+   * Sets the faults the children are given, one per child: the run aims at each fault's classes of
+   * points and then chooses a fault at random for each child. Default {@link Fault#KILL} only.
+   * Faults other than kills need a {@link #database} server.
+   *
+   * @param faults one or more
+   * @return this run
+   * @throws IllegalArgumentException if none is given
+   */
+  public FaultRun faults(Fault... faults) {
+    if (faults.length == 0) {
+      throw new IllegalArgumentException("faults must name at least one fault");
+    }
+    this.faults = EnumSet.copyOf(Arrays.asList(faults));
     return this;
   }
 
@@ -205,11 +273,20 @@ public final class FaultRun {
    * @return the report
    * @throws IllegalStateException if a child fails in another way than being killed (the target
    *     cannot be loaded or set up, a child hangs), or keys still fail after the last child
-   * @throws IllegalArgumentException if the effects query fails
+   * @throws IllegalArgumentException if the effects query fails, or faults other than kills are
+   *     asked for on SQLite or on a URL of no single host
    */
   public FaultReport run() {
     long started = System.nanoTime();
-    Path db = file != null ? file : newFile();
+    if (jdbcUrl == null && !faults.equals(EnumSet.of(Fault.KILL))) {
+      throw new IllegalArgumentException(
+          "faults other than KILL need a database server (database(url, properties)); on SQLite"
+              + " only kills apply");
+    }
+    if (jdbcUrl != null && !faults.equals(EnumSet.of(Fault.KILL))) {
+      FaultChild.Server.parse(jdbcUrl); // one host, or a clear error before any child
+    }
+    Path db = jdbcUrl != null ? newFolder().resolve("server") : file != null ? file : newFile();
     int total = keys > 0 ? keys : 2 * kills;
     List<String> all = new ArrayList<>();
     for (int i = 0; i < total; i++) {
@@ -252,6 +329,7 @@ public final class FaultRun {
               + unanswered.iterator().next());
     }
     Map<String, Long> effects = count(db);
+    int faulted = state.faulted;
     long duplicates = 0;
     List<String> duplicated = new ArrayList<>();
     List<String> lost = new ArrayList<>();
@@ -266,6 +344,7 @@ public final class FaultRun {
     }
     return new FaultReport(
         killed,
+        faulted,
         total,
         children,
         duplicates,
@@ -273,7 +352,8 @@ public final class FaultRun {
         lost,
         where,
         state.reached(),
-        db,
+        jdbcUrl != null ? withoutSecrets(jdbcUrl) : db.toAbsolutePath().toString(),
+        jdbcUrl != null ? null : db,
         Duration.ofNanos(System.nanoTime() - started));
   }
 
@@ -293,8 +373,10 @@ public final class FaultRun {
     final Random random;
     int children;
     int killed;
+    int faulted;
     int killing;
     double pointsPerKey;
+    final Map<Fault, Double> faultPointsPerKey = new EnumMap<>(Fault.class);
     RuntimeException failure;
 
     Kills(Set<String> unanswered, Random random) {
@@ -313,7 +395,9 @@ public final class FaultRun {
         String target;
         synchronized (this) {
           while (true) {
-            if (failure != null || killed + killing >= kills || children >= kills * 4 + 1) {
+            if (failure != null
+                || killed + faulted + killing >= kills
+                || children >= kills * 4 + 1) {
               notifyAll();
               return;
             }
@@ -371,8 +455,15 @@ public final class FaultRun {
           return n + "@" + name;
         }
       }
-      int range = Math.max(1, (int) Math.ceil(Math.max(1, pointsPerKey) * keys));
-      return Integer.toString(1 + random.nextInt(range));
+      List<Fault> chosen = List.copyOf(faults);
+      Fault fault = chosen.get(random.nextInt(chosen.size()));
+      if (fault == Fault.KILL) {
+        int range = Math.max(1, (int) Math.ceil(Math.max(1, pointsPerKey) * keys));
+        return Integer.toString(1 + random.nextInt(range));
+      }
+      double perKey = faultPointsPerKey.getOrDefault(fault, pointsPerKey);
+      int range = Math.max(1, (int) Math.ceil(Math.max(1, perKey) * keys));
+      return (1 + random.nextInt(range)) + "!" + fault;
     }
 
     private boolean killedIn(String kind) {
@@ -394,27 +485,48 @@ public final class FaultRun {
       if (r.killPoint != null) {
         killed++;
         where.merge(r.killPoint, 1, Integer::sum);
+      } else if (r.faultPoint != null) {
+        faulted++;
+        where.merge(r.faultPoint, 1, Integer::sum);
       } else if (!r.answered.isEmpty()) {
         pointsPerKey = Math.max(pointsPerKey, (double) r.points / r.answered.size());
+        r.faultPoints.forEach(
+            (f, n) -> faultPointsPerKey.merge(f, (double) n / r.answered.size(), Math::max));
       }
       notifyAll();
     }
   }
 
   private static Path newFile() {
+    return newFolder().resolve("store.db");
+  }
+
+  private static Path newFolder() {
     try {
-      return Files.createTempDirectory("onceonly-fault-run").resolve("store.db");
+      return Files.createTempDirectory("onceonly-fault-run");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a folder for the run's database", e);
     }
   }
 
+  /** Returns the URL without its parameters and user information, for the report. */
+  static String withoutSecrets(String url) {
+    int query = url.indexOf('?');
+    String base = query < 0 ? url : url.substring(0, query);
+    return base.replaceFirst("//[^/@]*@", "//");
+  }
+
   /**
-   * What one child did: the keys it answered, where it was killed (or null), its points, the names
-   * of the points it reached.
+   * What one child did: the keys it answered, where it was killed (or null), where it was given
+   * another fault (or null), its points, the points of each fault, the classes it reached.
    */
   private record ChildResult(
-      Set<String> answered, String killPoint, int points, Set<String> seen) {}
+      Set<String> answered,
+      String killPoint,
+      String faultPoint,
+      int points,
+      Map<Fault, Integer> faultPoints,
+      Set<String> seen) {}
 
   /** Runs one child JVM on the keys, to stop as {@code stop} says (see {@link FaultChild}). */
   private ChildResult child(Path db, String stop, List<String> batch) {
@@ -438,9 +550,10 @@ public final class FaultRun {
             System.getProperty("java.class.path"),
             FaultChild.class.getName(),
             target,
-            db.toAbsolutePath().toString(),
+            jdbcUrl != null ? jdbcUrl : db.toAbsolutePath().toString(),
             stop,
-            String.join(",", batch)));
+            String.join(",", batch),
+            faults.stream().map(Fault::name).collect(Collectors.joining(","))));
     Process p;
     try {
       p =
@@ -448,6 +561,11 @@ public final class FaultRun {
               .redirectError(
                   ProcessBuilder.Redirect.appendTo(db.resolveSibling("children.err").toFile()))
               .start();
+      try (OutputStream in = p.getOutputStream()) {
+        if (jdbcUrl != null) {
+          properties.store(in, null); // the password stays off the command line
+        }
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start a child JVM", e);
     }
@@ -482,6 +600,8 @@ public final class FaultRun {
     pump.start();
     Set<String> answered = new LinkedHashSet<>();
     Set<String> seen = new LinkedHashSet<>();
+    Map<Fault, Integer> faultPoints = new EnumMap<>(Fault.class);
+    String faultPoint = null;
     List<String> tail = new ArrayList<>();
     long deadline = System.nanoTime() + childTimeout.toNanos();
     int points = 0;
@@ -500,9 +620,20 @@ public final class FaultRun {
         waitFor(p);
         String[] parts = line.split(" ", 4);
         return new ChildResult(
-            answered, parts.length > 3 ? parts[3] : "?", Integer.parseInt(parts[1]), seen);
+            answered,
+            parts.length > 3 ? parts[3] : "?",
+            null,
+            Integer.parseInt(parts[1]),
+            faultPoints,
+            seen);
+      } else if (line.startsWith("FAULT ")) {
+        String[] parts = line.split(" ", 4);
+        faultPoint = parts.length > 3 ? parts[3] : "?";
       } else if (line.startsWith("POINTS ")) {
         points = Integer.parseInt(line.substring(7));
+      } else if (line.startsWith("FAULTPOINTS ")) {
+        String[] parts = line.split(" ", 3);
+        faultPoints.put(Fault.valueOf(parts[1]), Integer.parseInt(parts[2]));
       }
     }
     int status = waitFor(p);
@@ -510,7 +641,7 @@ public final class FaultRun {
       throw new IllegalStateException(
           "a child JVM exited with status " + status + " (stop point " + stop + "): " + tail);
     }
-    return new ChildResult(answered, null, points, seen);
+    return new ChildResult(answered, null, faultPoint, points, faultPoints, seen);
   }
 
   private String take(BlockingQueue<String> lines, long deadline, Process p) {
@@ -539,7 +670,10 @@ public final class FaultRun {
 
   private Map<String, Long> count(Path db) {
     Map<String, Long> out = new HashMap<>();
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db.toAbsolutePath());
+    try (Connection c =
+            jdbcUrl != null
+                ? DriverManager.getConnection(jdbcUrl, properties)
+                : DriverManager.getConnection("jdbc:sqlite:" + db.toAbsolutePath());
         PreparedStatement ps = c.prepareStatement(effectsQuery);
         ResultSet rs = ps.executeQuery()) {
       if (rs.getMetaData().getColumnCount() != 2) {

@@ -6,8 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.readme.ChargeTarget;
 import dev.onceonly.readme.ChargeTargets;
+import dev.onceonly.testing.EmbeddedPg;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +51,62 @@ class CrashTestCommandTest {
     assertThat(doc.get("lost").asLong()).isZero();
     assertThat(doc.get("killPoints").size()).isPositive();
     assertThat(Files.exists(db)).isTrue();
+  }
+
+  @Test
+  void onPostgresqlTheFaultsBeyondKillsAreGivenAndTheRunIsClean() throws Exception {
+    String url = EmbeddedPg.url(EmbeddedPg.newDatabase("crash_test"));
+    CliRun run =
+        chargeTarget(
+            "--kills",
+            "3",
+            "--keys",
+            "24",
+            "--jdbc-url",
+            url,
+            "--faults",
+            "LOST_COMMIT_ANSWER,CONNECTION_RESET",
+            "--json");
+    assertThat(run.status()).as("%s", run).isZero();
+    JsonNode doc = new ObjectMapper().readTree(run.out());
+    assertThat(doc.get("clean").asBoolean()).isTrue();
+    assertThat(doc.get("kills").asInt()).isZero();
+    assertThat(doc.get("faults").asInt()).isEqualTo(3);
+    assertThat(doc.get("database").asText()).startsWith("jdbc:postgresql:").doesNotContain("?");
+    assertThat(doc.has("file")).isFalse();
+    try (Connection c = EmbeddedPg.connect(url.replaceAll(".*/([^/?]+).*", "$1"));
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT COUNT(DISTINCT order_id), COUNT(*) FROM charges")) {
+      rs.next();
+      assertThat(rs.getLong(1)).isEqualTo(24);
+      assertThat(rs.getLong(2)).isEqualTo(24);
+    }
+  }
+
+  @Test
+  void aFileAndAUrlTogetherOrAFaultOnSqliteAreUsageErrors() {
+    CliRun both =
+        chargeTarget("--db", dir.resolve("a.db").toString(), "--jdbc-url", "jdbc:postgresql://x/y");
+    assertThat(both.status()).as("%s", both).isEqualTo(2);
+    assertThat(both.err()).contains("at most one of --db FILE or --jdbc-url URL");
+    CliRun sqlite =
+        chargeTarget("--db", dir.resolve("b.db").toString(), "--faults", "CONNECTION_RESET");
+    assertThat(sqlite.status()).as("%s", sqlite).isEqualTo(2);
+    assertThat(sqlite.err()).contains("on SQLite only kills apply");
+    assertThat(dir.resolve("b.db")).doesNotExist();
+  }
+
+  private static CliRun chargeTarget(String... more) {
+    List<String> args = new ArrayList<>();
+    args.addAll(
+        List.of(
+            "crash-test",
+            "--target",
+            ChargeTarget.class.getName(),
+            "--effects-query",
+            ChargeTargets.EFFECTS));
+    args.addAll(List.of(more));
+    return CliRun.of(args.toArray(String[]::new));
   }
 
   @Test

@@ -134,12 +134,20 @@ public final class ContractDatabases {
   /** The databases of a set that {@code onceonly.test.databases} names, or all of them. */
   @SafeVarargs
   private static Stream<Named<Factory>> chosen(Named<Factory>... set) {
+    return Stream.of(set).filter(d -> isChosen(d.getName()));
+  }
+
+  /**
+   * {@return whether {@code onceonly.test.databases} names the database (such as {@code
+   * postgresql}), or is unset}
+   */
+  public static boolean isChosen(String name) {
     String wanted = System.getProperty("onceonly.test.databases", "").trim();
     if (wanted.isEmpty()) {
-      return Stream.of(set);
+      return true;
     }
     Set<String> names =
         Arrays.stream(wanted.split(",")).map(String::trim).collect(Collectors.toSet());
-    return Stream.of(set).filter(d -> names.contains(d.getName()));
+    return names.contains(name);
   }
 }
