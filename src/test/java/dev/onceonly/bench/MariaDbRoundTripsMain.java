@@ -13,12 +13,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Counts what reaches the tests' {@code mariadbd} per step, from the server's own general log
- * ({@code log_output = TABLE}): every command a session sends is one round trip. Four workloads,
- * each measured alone: the receipts step through the library and through the raw JDBC loop of
- * {@link ReceiptsBenchMain}, and one job of a one-thread drain through the {@link
- * dev.onceonly.queue.Worker} and through db-scheduler, as {@link WorkerBenchMain} runs them. For
- * each it prints the commands per step, grouped by their text with numbers and strings replaced by
- * {@code ?}, most frequent first.
+ * ({@code log_output = TABLE}): every command a session sends is one round trip. Six workloads,
+ * each measured alone: the receipts step (new keys, then repeated ones) through the library and
+ * through the raw JDBC loop of {@link ReceiptsBenchMain}, and one job of a one-thread drain through
+ * the {@link dev.onceonly.queue.Worker} and through db-scheduler, as {@link WorkerBenchMain} runs
+ * them. For each it prints the commands per step, grouped by their text with numbers and strings
+ * replaced by {@code ?}, most frequent first.
  *
  * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
  * -Dbench.main=dev.onceonly.bench.MariaDbRoundTripsMain -Dbench.args="steps=2000"}.
@@ -57,6 +57,23 @@ public final class MariaDbRoundTripsMain {
           raw.step();
         }
         print("raw JDBC loop (new keys)", steps);
+      }
+      ReceiptsBenchMain.prefill(db, once, steps);
+      ReceiptsBenchMain.prefill(db, null, steps);
+      ReceiptsBenchMain.OnceOnlyStepper again =
+          new ReceiptsBenchMain.OnceOnlyStepper(once, "hot", false, steps);
+      startLog();
+      for (int i = 0; i < steps; i++) {
+        again.step();
+      }
+      print("OnceOnly receipts step (repeated keys)", steps);
+      try (ReceiptsBenchMain.RawStepper raw =
+          new ReceiptsBenchMain.RawStepper(db, db.raw(), "hot", false, steps)) {
+        startLog();
+        for (int i = 0; i < steps; i++) {
+          raw.step();
+        }
+        print("raw JDBC loop (repeated keys)", steps);
       }
       once.close();
     }
