@@ -298,7 +298,7 @@ public final class ReceiptsBenchMain {
    * Stores {@code hotKeys} receipts (and their effects) in one transaction, for repeated keys:
    * through the library if {@code once} is not null, else through the raw loop.
    */
-  private static void prefill(ReceiptsBenchDb db, OnceOnly once, int hotKeys) throws Exception {
+  static void prefill(ReceiptsBenchDb db, OnceOnly once, int hotKeys) throws Exception {
     try (Connection c = db.raw()) {
       c.setAutoCommit(false);
       if (once != null) {

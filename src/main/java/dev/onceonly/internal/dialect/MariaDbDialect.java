@@ -55,13 +55,35 @@ final class MariaDbDialect implements SqlDialect {
     return Dialect.MARIADB;
   }
 
+  /**
+   * Leaves auto-commit and sets {@code READ COMMITTED} for the next transaction only, in one
+   * statement, so one round trip: {@code setAutoCommit(false)} and {@code SET TRANSACTION} would be
+   * two. ({@code @@tx_isolation} without {@code SESSION} is the next transaction's, as {@code SET
+   * TRANSACTION} without it is; the driver reads auto-commit from the server's reply.)
+   */
   @Override
   public void begin(Connection c) throws SQLException {
-    c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
-      s.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+      s.execute(BEGIN);
     }
   }
+
+  static final String BEGIN = "SET autocommit = 0, @@tx_isolation = 'READ-COMMITTED'";
+
+  /**
+   * Commits and returns to auto-commit in one round trip, an anonymous block: {@code COMMIT} and
+   * {@code setAutoCommit(true)} would be two. The {@code COMMIT} stays explicit: the implicit one
+   * of {@code SET autocommit = 1} alone would carry {@code READ COMMITTED} on to the connection's
+   * next transaction (MariaDB 10.11 ends the one-transaction setting only at an explicit end).
+   */
+  @Override
+  public void commit(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(COMMIT);
+    }
+  }
+
+  static final String COMMIT = "BEGIN NOT ATOMIC COMMIT; SET autocommit = 1; END";
 
   /** A detected deadlock (1213, SQL state 40001) or a lock wait timeout (1205). */
   @Override
