@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.CurrentTransaction;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.http.HandlerTransaction;
 import dev.onceonly.http.IdempotencyFilter;
 import dev.onceonly.http.Route;
@@ -63,9 +64,9 @@ import org.sqlite.SQLiteDataSource;
  *
  * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
  * -Dbench.main=dev.onceonly.bench.HttpBenchMain -Dbench.args="seconds=5 clients=4 warmup=2"} (each
- * endpoint runs {@code warmup} seconds first, uncounted, for the JIT; {@code cases=plain,tx,replay}
- * chooses the cases, for a profile of one; {@code replayCache=0} turns the plain filter's replay
- * cache off).
+ * endpoint runs {@code warmup} seconds first, uncounted, for the JIT; {@code
+ * cases=plain,tx,replay,queued} chooses the cases, for a profile of one; {@code replayCache=0}
+ * turns the plain filter's replay cache off).
  */
 public final class HttpBenchMain {
   private HttpBenchMain() {}
@@ -78,7 +79,11 @@ public final class HttpBenchMain {
     DIRECT("/direct"),
     PLAIN("/plain"),
     TX("/tx"),
-    REPLAY("/plain");
+    REPLAY("/plain"),
+    /** The bare endpoint whose handler writes through the store's queue ({@code inTransaction}). */
+    QUEUED_DIRECT("/queued/direct"),
+    /** The plain mode, the handler writing through the store's queue. */
+    QUEUED("/queued/plain");
 
     final String path;
 
@@ -87,7 +92,14 @@ public final class HttpBenchMain {
     }
   }
 
-  record Run(double rate, long answers, long handlerRuns, long rows, String load) {
+  record Run(
+      double rate,
+      long answers,
+      long handlerRuns,
+      long rows,
+      String load,
+      long commits,
+      long steps) {
     boolean ok() {
       return handlerRuns == rows;
     }
@@ -112,6 +124,9 @@ public final class HttpBenchMain {
     List<String> mismatches = new ArrayList<>();
     int warmup = Integer.parseInt(a.getOrDefault("warmup", "2"));
     for (Path_ p : Path_.values()) {
+      if (p == Path_.QUEUED_DIRECT) {
+        continue; // its warm-up is QUEUED's
+      }
       System.out.println("warm-up, not counted:");
       run(p, warmup, clients);
     }
@@ -120,10 +135,11 @@ public final class HttpBenchMain {
       cases.add(Path_.valueOf(c.trim().toUpperCase(Locale.ROOT)));
     }
     for (Path_ guarded : cases) {
-      Run a1 = run(Path_.DIRECT, seconds, clients);
+      Path_ peer = guarded == Path_.QUEUED ? Path_.QUEUED_DIRECT : Path_.DIRECT;
+      Run a1 = run(peer, seconds, clients);
       Run b1 = run(guarded, seconds, clients);
       Run b2 = run(guarded, seconds, clients);
-      Run a2 = run(Path_.DIRECT, seconds, clients);
+      Run a2 = run(peer, seconds, clients);
       double bare = (a1.rate + a2.rate) / 2;
       double filtered = (b1.rate + b2.rate) / 2;
       String name = guarded.name().toLowerCase(Locale.ROOT);
@@ -201,12 +217,25 @@ public final class HttpBenchMain {
     }
     ThreadTransactions tx = new ThreadTransactions(ds);
     AtomicLong handlerRuns = new AtomicLong();
+    AtomicLong commits = new AtomicLong();
+    AtomicLong steps = new AtomicLong();
     try (OnceOnly once = OnceOnly.builder().dataSource(ds).currentTransaction(tx).build();
-        OnceOnly own = OnceOnly.builder().sqlite(file).build()) {
+        OnceOnly own =
+            OnceOnly.builder()
+                .sqlite(file)
+                .listener(
+                    e -> {
+                      if (e instanceof OnceOnlyEvent.GroupCommitted g) {
+                        commits.incrementAndGet();
+                        steps.addAndGet(g.steps());
+                      }
+                    })
+                .build()) {
       // The plain mode on the store's own connection (group commit), as an application opens it.
       IdempotencyFilter plain =
           IdempotencyFilter.builder(own)
               .route(Route.builder("plain").path("/plain").build())
+              .route(Route.builder("queued").path("/queued/plain").build())
               .scope(ScopeResolver.fixed("bench"))
               .replayCacheBytes(replayCacheBytes)
               .build();
@@ -220,12 +249,20 @@ public final class HttpBenchMain {
       ServletContextHandler context = new ServletContextHandler();
       context.addFilter(new FilterHolder(plain), "/*", EnumSet.of(DispatcherType.REQUEST));
       context.addFilter(new FilterHolder(transactional), "/*", EnumSet.of(DispatcherType.REQUEST));
-      context.addServlet(new ServletHolder(new Handler(tx, handlerRuns)), "/*");
+      context.addServlet(new ServletHolder(new Handler(tx, own, handlerRuns)), "/*");
       server.setHandler(context);
       server.start();
       try {
         int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
-        return drive(target, port, seconds, clients, handlerRuns, ds);
+        Run r = drive(target, port, seconds, clients, handlerRuns, ds);
+        own.events().drain(java.time.Duration.ofSeconds(5));
+        r = new Run(r.rate, r.answers, r.handlerRuns, r.rows, r.load, commits.get(), steps.get());
+        System.out.printf(
+            Locale.ROOT,
+            "         store commits per answer %.2f, steps per store commit %.2f%n",
+            (double) r.commits / Math.max(1, r.answers),
+            (double) r.steps / Math.max(1, r.commits));
+        return r;
       } finally {
         server.stop();
         tx.close();
@@ -278,7 +315,7 @@ public final class HttpBenchMain {
       rs.next();
       rows = rs.getLong(1);
     }
-    Run r = new Run(answers.get() / elapsed, answers.get(), handlerRuns.get(), rows, load);
+    Run r = new Run(answers.get() / elapsed, answers.get(), handlerRuns.get(), rows, load, 0, 0);
     System.out.printf(
         Locale.ROOT,
         "%-8s %8.0f req/s  answers=%d handler runs=%d rows=%d load %s%n",
@@ -305,10 +342,12 @@ public final class HttpBenchMain {
   static final class Handler extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private final transient ThreadTransactions tx;
+    private final transient OnceOnly store;
     private final transient AtomicLong runs;
 
-    Handler(ThreadTransactions tx, AtomicLong runs) {
+    Handler(ThreadTransactions tx, OnceOnly store, AtomicLong runs) {
       this.tx = tx;
+      this.store = store;
       this.runs = runs;
     }
 
@@ -317,7 +356,9 @@ public final class HttpBenchMain {
       req.getInputStream().readAllBytes();
       String id = UUID.randomUUID().toString();
       try {
-        if (tx.connection() != null) {
+        if (req.getRequestURI().startsWith("/queued/")) {
+          store.inTransaction(c -> insert(c, id)); // the store's write queue, no second writer
+        } else if (tx.connection() != null) {
           insert(tx.connection(), id);
         } else {
           tx.inTransaction(() -> insert(tx.connection(), id));

@@ -447,4 +447,43 @@ public class HttpFilterContract extends ContractSupport {
     reopen();
     assertThat(rows()).isEqualTo(1);
   }
+
+  @Test
+  void handlersWritingThroughTheStoresQueueRaceOnOneKeyAndOnTheirOwnKeys() throws Exception {
+    // The handler writes with once.useTransaction: its write queues with the claims and
+    // completions on the store's writer (docs/http.md, the plain mode).
+    HttpTestApp.Rows queued =
+        (id, amount, path) -> once.useTransaction(c -> HttpTestApp.insert(c, id, amount, path));
+    try (HttpTestApp shared = new HttpTestApp(filter().build(), queued)) {
+      List<HttpResponse<byte[]>> answers =
+          Race.run(
+              16,
+              i ->
+                  () ->
+                      shared.send(
+                          shared.post(
+                              "/payments", i % 2 == 0 ? "k-one" : "k-" + i, "alice", JSON)));
+
+      List<HttpResponse<byte[]>> ranOnOneKey = new java.util.ArrayList<>();
+      for (int i = 0; i < answers.size(); i++) {
+        HttpResponse<byte[]> r = answers.get(i);
+        boolean replayed = r.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER).isPresent();
+        if (i % 2 == 1) {
+          assertThat(r.statusCode()).isEqualTo(201);
+          assertThat(replayed).isFalse();
+        } else if (r.statusCode() == 201 && !replayed) {
+          ranOnOneKey.add(r);
+        } else if (r.statusCode() == 409) {
+          assertProblem(r, 409, "in-progress");
+        }
+      }
+      assertThat(ranOnOneKey).hasSize(1);
+    }
+    reopen();
+    assertThat(rows()).isEqualTo(1 + 8);
+    assertThat(claim("alice", "k-one").state()).isEqualTo(ClaimState.COMPLETED);
+    for (int i = 1; i < 16; i += 2) {
+      assertThat(claim("alice", "k-" + i).state()).isEqualTo(ClaimState.COMPLETED);
+    }
+  }
 }
