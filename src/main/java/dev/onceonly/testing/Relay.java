@@ -111,8 +111,8 @@ final class Relay implements AutoCloseable {
                     loseAnswerTo = null; // the server answered: drop it and break the link
                     break;
                   }
-                  out.write(buffer, 0, n);
-                  out.flush();
+                  // Armed before the bytes go on: a server quicker than this thread must not
+                  // get its answer through before the pump that drops it knows to.
                   byte[] marker = loseAnswerTo;
                   if (fromClient
                       && marker != null
@@ -120,6 +120,8 @@ final class Relay implements AutoCloseable {
                       && holds(buffer, n, marker)) {
                     answerLostOn = to;
                   }
+                  out.write(buffer, 0, n);
+                  out.flush();
                 }
               } catch (IOException e) {
                 // one side ended
