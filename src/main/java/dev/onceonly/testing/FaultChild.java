@@ -310,22 +310,19 @@ final class FaultChild {
     }
 
     /** Names a statement or commit: a commit by the transaction's first write. */
-    String name(String what, boolean connectionEnd) {
-      String upper = what.toUpperCase(java.util.Locale.ROOT);
-      boolean ends = connectionEnd || upper.startsWith("COMMIT") || upper.startsWith("END");
+    String name(String what, String full, boolean connectionEnd) {
+      String upper = full.toUpperCase(java.util.Locale.ROOT);
+      boolean ends = connectionEnd || ends(upper);
       return ends && firstWrite != null ? what + " of " + firstWrite : what;
     }
 
     /** Follows the transaction's state after a statement or commit. */
     void after(String what, boolean connectionEnd) {
       String upper = what.toUpperCase(java.util.Locale.ROOT);
-      if (connectionEnd
-          || upper.startsWith("COMMIT")
-          || upper.startsWith("END")
-          || upper.startsWith("ROLLBACK")) {
+      if (connectionEnd || ends(upper) || upper.startsWith("ROLLBACK")) {
         firstWrite = null;
         open = false;
-      } else if (upper.startsWith("BEGIN")) {
+      } else if (opens(upper)) {
         open = true;
         firstWrite = null;
       } else if (open && firstWrite == null && isWrite(upper)) {
@@ -339,7 +336,7 @@ final class FaultChild {
      */
     Set<Fault> before(String what, boolean commit) {
       String upper = what.toUpperCase(java.util.Locale.ROOT);
-      boolean ends = commit || upper.startsWith("COMMIT") || upper.startsWith("END");
+      boolean ends = commit || ends(upper);
       Set<Fault> applies = EnumSet.noneOf(Fault.class);
       if (ends || (!open && isWrite(upper))) {
         applies.add(Fault.LOST_COMMIT_ANSWER);
@@ -348,6 +345,26 @@ final class FaultChild {
         applies.add(Fault.CONNECTION_RESET);
       }
       return applies;
+    }
+
+    /**
+     * Whether a statement commits: {@code COMMIT}, {@code END}, or the block MariaDB's dialect
+     * commits with ({@code BEGIN NOT ATOMIC COMMIT; SET autocommit = 1; END}).
+     */
+    private static boolean ends(String upper) {
+      return upper.startsWith("COMMIT")
+          || upper.startsWith("END")
+          || upper.startsWith("BEGIN NOT ATOMIC COMMIT");
+    }
+
+    /**
+     * Whether a statement opens a transaction: {@code BEGIN}, {@code START TRANSACTION}, or the
+     * {@code SET autocommit = 0, …} MariaDB's dialect begins with.
+     */
+    private static boolean opens(String upper) {
+      return (upper.startsWith("BEGIN") && !upper.startsWith("BEGIN NOT ATOMIC"))
+          || upper.startsWith("START TRANSACTION")
+          || upper.replace(" ", "").startsWith("SETAUTOCOMMIT=0");
     }
 
     private static boolean isWrite(String upper) {
@@ -390,16 +407,17 @@ final class FaultChild {
       boolean end = connection && (name.equals("commit") || name.equals("rollback"));
       boolean step = connection ? name.equals("commit") : name.startsWith("execute");
       String what = connection ? name.toUpperCase(java.util.Locale.ROOT) : describe(args);
-      String point = step ? tx.name(what, end) : null;
+      String full = connection ? what : text(args);
+      String point = step ? tx.name(what, full, end) : null;
       if (step) {
-        point(tx.side + ": before " + point, tx.before(what, connection));
+        point(tx.side + ": before " + point, tx.before(full, connection));
       }
       Object result = call(target, m, args);
       if (step) {
         point(tx.side + ": after " + point, Set.of());
       }
       if (step || end) {
-        tx.after(what, end);
+        tx.after(full, end);
       }
       if (connection && result instanceof Statement s && m.getReturnType().isInterface()) {
         return Proxy.newProxyInstance(
@@ -414,15 +432,19 @@ final class FaultChild {
       return args[0] instanceof String s ? s : null;
     }
 
-    private String describe(Object[] args) {
+    /** The whole text of the statement executed, which the transaction's state follows. */
+    private String text(Object[] args) {
       String text = args != null && args.length > 0 ? sqlOf(args) : null;
       if (text == null) {
         text = sql;
       }
-      if (text == null) {
-        return "statement";
-      }
-      String[] words = text.strip().split("\\s+", 4);
+      return text == null ? "statement" : text.strip();
+    }
+
+    /** The statement's first three words, which name its point. */
+    private String describe(Object[] args) {
+      String text = text(args);
+      String[] words = text.split("\\s+", 4);
       StringBuilder b = new StringBuilder();
       for (int i = 0; i < Math.min(3, words.length); i++) {
         b.append(i == 0 ? "" : " ").append(words[i]);

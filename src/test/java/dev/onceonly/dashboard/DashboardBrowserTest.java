@@ -159,7 +159,7 @@ class DashboardBrowserTest {
     screenshot("dead-letters.png");
     WebElement row = rowOf("r-1");
     row.findElement(By.xpath(".//button[text()='Requeue']")).click();
-    assertThat(browser.findElement(By.className("done")).getText()).contains("Requeued");
+    assertThat(doneNotice()).contains("Requeued");
 
     try (Worker w =
         Worker.builder(
@@ -198,12 +198,24 @@ class DashboardBrowserTest {
     assertThat(browser.findElement(By.id("message")).getText()).contains("m-2", "ben", "DUE");
     screenshot("message.png");
     browser.findElement(By.id("withdraw")).click();
-    assertThat(browser.findElement(By.className("done")).getText()).contains("Withdrew");
+    assertThat(doneNotice()).contains("Withdrew");
     assertThat(strings("SELECT message_key FROM onceonly_messages")).containsExactly("m-1");
     assertThat(consoleErrors()).isEmpty();
     browser.get(server.url("/message?queue=mail&key=m-2"));
     assertThat(browser.findElement(By.tagName("main")).getText()).contains("no message");
     consoleErrors(); // the 404 of a message no longer there
+  }
+
+  /**
+   * The notice of the action just posted, once the page that answers it is there: a click on a
+   * form's button may return before the browser has left the page it was on.
+   */
+  private String doneNotice() {
+    Eventually.await(
+        Duration.ofSeconds(30),
+        "the page answering the action",
+        () -> !browser.findElements(By.className("done")).isEmpty());
+    return browser.findElement(By.className("done")).getText();
   }
 
   @Test
@@ -219,7 +231,7 @@ class DashboardBrowserTest {
     WebElement row = rowOf("charge-7");
     row.findElement(By.name("reason")).sendKeys("found at the provider");
     row.findElement(By.xpath(".//button[text()='Done']")).click();
-    assertThat(browser.findElement(By.className("done")).getText()).contains("COMPLETED");
+    assertThat(doneNotice()).contains("COMPLETED");
     assertThat(strings("SELECT state FROM onceonly_claims")).containsExactly("COMPLETED");
     assertThat(strings("SELECT result FROM onceonly_claims"))
         .singleElement()
