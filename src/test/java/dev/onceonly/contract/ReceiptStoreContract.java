@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.fail;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.onceonly.Canonicalizer;
 import dev.onceonly.Effect;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
@@ -19,7 +16,6 @@ import dev.onceonly.ReceiptStore.PurgeResult;
 import dev.onceonly.Registration;
 import dev.onceonly.cli.demo.Tickets;
 import dev.onceonly.cli.demo.Tickets.Ticket;
-import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.Race;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,13 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -48,69 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ParameterizedClass(name = "[{0}]")
 @MethodSource("dev.onceonly.testing.ContractDatabases#everyDatabase")
-public class ReceiptStoreContract extends ContractSupport {
-  static final String RECEIPTS = "onceonly_receipts";
-  static final String INTENTS = "onceonly_intents";
-  static final String OPERATION = "create_ticket";
-  static final IntentKey OP_17 = IntentKey.of("u-1", "op-17");
-  static final IntentKey OP_18 = IntentKey.of("u-1", "op-18");
-  static final Map<String, String> SUBJECT = Map.of("subject", "Investigar fallo de API");
-  static final Map<String, String> OTHER = Map.of("subject", "Otro problema");
-
-  private static final ObjectMapper MAPPER = new ObjectMapper();
-
-  @BeforeEach
-  void businessTables() {
-    createTickets();
-  }
-
-  // --- helpers -----------------------------------------------------------------------------
-
-  /** The ticket desk's {@code create_ticket}: the effect inserts a ticket for the key's owner. */
-  Outcome<Ticket> createTicket(IntentKey key, Map<String, String> arguments) throws SQLException {
-    return once.receipts()
-        .execute(
-            key,
-            OPERATION,
-            arguments,
-            Ticket.class,
-            Tickets.create(key.scope(), arguments.get("subject")));
-  }
-
-  /** Like {@link #createTicket}, then loses the response: the step has already committed. */
-  Outcome<Ticket> createTicketLosingResponse(IntentKey key, Map<String, String> arguments)
-      throws SQLException, TimeoutException {
-    createTicket(key, arguments);
-    throw new TimeoutException("the receiver committed, but the response was lost");
-  }
-
-  static Fingerprint fingerprint(String operation, Object arguments) {
-    return Canonicalizer.defaults().fingerprint(operation, MAPPER.<JsonNode>valueToTree(arguments));
-  }
-
-  long tickets() {
-    return count("SELECT COUNT(*) FROM tickets");
-  }
-
-  long receipts() {
-    return count("SELECT COUNT(*) FROM " + RECEIPTS);
-  }
-
-  static Effect<Ticket, SQLException> mustNotRun() {
-    return c -> {
-      throw new AssertionError("the effect must not run");
-    };
-  }
-
-  static void insertTicket(Connection c, String owner, String subject) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("INSERT INTO tickets (owner, subject) VALUES (?, ?)")) {
-      ps.setString(1, owner);
-      ps.setString(2, subject);
-      ps.executeUpdate();
-    }
-  }
-
+public class ReceiptStoreContract extends TicketDeskSupport {
   // --- created, repeated, conflict ---------------------------------------------------------
 
   @Test
@@ -384,166 +313,6 @@ public class ReceiptStoreContract extends ContractSupport {
     assertThat(again.lines()).containsExactly("a", "b");
     assertThat(again.codes()).containsExactly(1, 2);
     assertThat(receipts()).isEqualTo(2);
-  }
-
-  // --- an effect cannot control the connection it is lent -----------------------------------
-
-  /** Something an effect does to its connection that must be refused. */
-  @FunctionalInterface
-  interface Misuse {
-    void on(Connection c) throws SQLException;
-  }
-
-  private static Arguments misuse(String name, Dialect only, Misuse action) {
-    return Arguments.of(Named.of(name, action), only);
-  }
-
-  private static Misuse sql(String statement) {
-    return c -> {
-      try (java.sql.Statement s = c.createStatement()) {
-        s.execute(statement);
-      }
-    };
-  }
-
-  static List<Arguments> misuses() {
-    return List.of(
-        misuse("commit()", null, Connection::commit),
-        misuse("rollback()", null, Connection::rollback),
-        misuse("setAutoCommit(true)", null, c -> c.setAutoCommit(true)),
-        misuse("close()", null, Connection::close),
-        misuse("setSavepoint()", null, Connection::setSavepoint),
-        misuse("setReadOnly(true)", null, c -> c.setReadOnly(true)),
-        misuse(
-            "setTransactionIsolation",
-            null,
-            c -> c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE)),
-        misuse("execute COMMIT", null, sql("COMMIT")),
-        misuse("commented commit", null, sql("  /* a comment */ -- another\n\t commit")),
-        misuse(
-            "insert then COMMIT in one string",
-            null,
-            sql("INSERT INTO tickets (owner, subject) VALUES ('u-1', 'y'); COMMIT")),
-        misuse(
-            "executeUpdate ROLLBACK",
-            null,
-            c -> {
-              try (java.sql.Statement s = c.createStatement()) {
-                s.executeUpdate("ROLLBACK");
-              }
-            }),
-        misuse(
-            "addBatch END",
-            null,
-            c -> {
-              try (java.sql.Statement s = c.createStatement()) {
-                s.addBatch("END");
-                s.executeBatch();
-              }
-            }),
-        misuse(
-            "prepareStatement BEGIN",
-            null,
-            c -> {
-              try (PreparedStatement ps = c.prepareStatement("BEGIN")) {
-                ps.execute();
-              }
-            }),
-        misuse(
-            "prepareCall COMMIT",
-            null,
-            c -> {
-              try (java.sql.CallableStatement cs = c.prepareCall("COMMIT")) {
-                cs.execute();
-              }
-            }),
-        misuse("SAVEPOINT", null, sql("SAVEPOINT mine")),
-        misuse("RELEASE", null, sql("RELEASE SAVEPOINT onceonly_group")),
-        misuse("ATTACH", Dialect.SQLITE, sql("ATTACH DATABASE ':memory:' AS other")),
-        misuse("DETACH", Dialect.SQLITE, sql("DETACH DATABASE other")),
-        misuse("PRAGMA query_only", Dialect.SQLITE, sql("PRAGMA query_only=1")),
-        misuse("pragma lowercase", Dialect.SQLITE, sql("pragma foreign_keys = off")),
-        misuse("SET search_path", Dialect.POSTGRESQL, sql("SET search_path TO public")),
-        misuse("SET SESSION", Dialect.POSTGRESQL, sql("SET SESSION statement_timeout = 1")),
-        misuse("RESET ALL", Dialect.POSTGRESQL, sql("RESET ALL")),
-        misuse("LISTEN", Dialect.POSTGRESQL, sql("LISTEN somewhere")),
-        misuse("DISCARD", Dialect.POSTGRESQL, sql("DISCARD ALL")),
-        misuse("START TRANSACTION", Dialect.POSTGRESQL, sql("START TRANSACTION")),
-        misuse("setSchema", Dialect.POSTGRESQL, c -> c.setSchema("public")));
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("misuses")
-  void anEffectCannotControlItsConnection(Misuse action, Dialect only) throws Exception {
-    start();
-    Assumptions.assumeTrue(only == null || only == once.dialect());
-    Effect<Ticket, SQLException> effect =
-        c -> {
-          insertTicket(c, "u-1", "x");
-          action.on(c);
-          return new Ticket(1, "x");
-        };
-    assertThatThrownBy(
-            () -> once.receipts().execute(OP_17, OPERATION, SUBJECT, Ticket.class, effect))
-        .isInstanceOf(dev.onceonly.ConnectionMisuseException.class)
-        .hasMessageContaining("effect");
-    assertTheStoreStillWorks();
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("misuses")
-  void anEffectCannotControlTheCallersConnectionEither(Misuse action, Dialect only)
-      throws Exception {
-    start();
-    Assumptions.assumeTrue(only == null || only == once.dialect());
-    try (Connection caller = connect()) {
-      begin(caller);
-      insertTicket(caller, "u-2", "the caller's own row");
-      Effect<Ticket, SQLException> effect =
-          c -> {
-            insertTicket(c, "u-1", "x");
-            action.on(c);
-            return new Ticket(1, "x");
-          };
-      assertThatThrownBy(
-              () ->
-                  once.receipts().execute(caller, OP_17, OPERATION, SUBJECT, Ticket.class, effect))
-          .isInstanceOf(dev.onceonly.ConnectionMisuseException.class);
-      commit(caller);
-    }
-    assertThat(count("SELECT COUNT(*) FROM tickets WHERE owner = 'u-2'")).isOne();
-    assertThat(count("SELECT COUNT(*) FROM tickets WHERE owner = 'u-1'")).isZero();
-    assertThat(receipts()).isZero();
-  }
-
-  /**
-   * After a refused misuse: nothing of it was written, the next step writes normally (so no
-   * query_only, no rolled-back transaction), no database is attached, and the rows are there after
-   * reopening.
-   */
-  private void assertTheStoreStillWorks() throws SQLException {
-    assertThat(tickets()).isZero();
-    assertThat(receipts()).isZero();
-    Effect<Ticket, SQLException> good =
-        c -> {
-          insertTicket(c, "u-1", "x");
-          if (once.dialect() == Dialect.SQLITE) {
-            try (java.sql.Statement s = c.createStatement();
-                java.sql.ResultSet rs =
-                    s.executeQuery("SELECT COUNT(*) FROM pragma_database_list")) {
-              rs.next();
-              assertThat(rs.getInt(1)).as("databases on the writer").isEqualTo(1);
-            }
-          }
-          return new Ticket(1, "x");
-        };
-    assertThat(once.receipts().execute(OP_18, OPERATION, SUBJECT, Ticket.class, good))
-        .isInstanceOf(Outcome.Created.class);
-    assertThat(createTicket(OP_17, SUBJECT)).isInstanceOf(Outcome.Created.class);
-    reopen();
-    assertThat(tickets()).isEqualTo(2);
-    assertThat(receipts()).isEqualTo(2);
-    assertThat(createTicket(OP_17, SUBJECT)).isInstanceOf(Outcome.Repeated.class);
   }
 
   @Test

@@ -105,6 +105,9 @@ public final class MariaDbServer {
       command.add("--innodb-buffer-pool-size=64M");
       // A test server: durability on power loss is not under test, waiting for fsync is slow.
       command.add("--innodb-flush-log-at-trx-commit=0");
+      // Tables in the system tablespace: each test migrates a new database, and a file per table
+      // made that 0.33 s against 0.20 s here (the DDL creates and syncs one file per table).
+      command.add("--innodb-file-per-table=0");
       command.add("--max-allowed-packet=64M");
       server =
           new ProcessBuilder(command)
