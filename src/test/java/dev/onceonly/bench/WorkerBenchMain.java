@@ -87,7 +87,8 @@ public final class WorkerBenchMain {
       double p50,
       double p99,
       long sent,
-      double prefillSeconds) {
+      double prefillSeconds,
+      String perJob) {
     boolean ok() {
       return checked == expected && failed == 0;
     }
@@ -184,8 +185,9 @@ public final class WorkerBenchMain {
     StringBuilder table = new StringBuilder();
     table.append(
         "| case | system | jobs/s (mean) | run 1 | run 2 | OnceOnly / this | counted = checked"
-            + " | measured s | checked of sent | first job after | load avg (run 1; run 2) |\n");
-    table.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n");
+            + " | measured s | checked of sent | first job after | load avg (run 1; run 2)"
+            + " | per job (MariaDB; run 1) |\n");
+    table.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|---|\n");
     StringBuilder latency = new StringBuilder();
     latency.append(
         "| case | system | p50 ms | p99 ms | p50 run 1; run 2 | p99 run 1; run 2 | load avg |\n");
@@ -197,9 +199,14 @@ public final class WorkerBenchMain {
         Instant.now(),
         loadAverage(),
         s);
+    String server = "";
     for (Case c : cases()) {
       if (!s.only().isEmpty() && s.only().stream().noneMatch(c.title()::contains)) {
         continue;
+      }
+      if (c.kind() == Kind.MARIADB && server.isEmpty()) {
+        server = "MariaDB server: " + MariaDbCounters.durabilitySettings() + "\n";
+        System.out.print(server);
       }
       List<Sut> systems =
           c.systems().stream()
@@ -219,7 +226,7 @@ public final class WorkerBenchMain {
             String.format(
                 Locale.ROOT,
                 "%-28s %-36s %,10.0f jobs/s  counted %,d in %.2f s, checked %,d of %,d, failed %d,"
-                    + " first after %d ms, sent %,d, prefill %.1f s%s  load %s",
+                    + " first after %d ms, sent %,d, prefill %.1f s%s  load %s%s",
                 c.title(),
                 sys.name(),
                 r.rate(),
@@ -234,7 +241,8 @@ public final class WorkerBenchMain {
                 c.shape() == Shape.LATENCY
                     ? String.format(Locale.ROOT, ", p50 %.2f ms, p99 %.2f ms", r.p50(), r.p99())
                     : "",
-                r.load());
+                r.load(),
+                "-".equals(r.perJob()) ? "" : "\n    per job: " + r.perJob());
         System.out.println(line);
         if (!r.ok()) {
           String m = "MISMATCH " + line;
@@ -263,7 +271,7 @@ public final class WorkerBenchMain {
         table.append(
             String.format(
                 Locale.ROOT,
-                "| %s | %s | %,.0f | %,.0f | %s | %.2fx | %s | %s | %s | %s | %s |%n",
+                "| %s | %s | %,.0f | %,.0f | %s | %.2fx | %s | %s | %s | %s | %s | %s |%n",
                 c.title(),
                 e.getKey().name(),
                 mean,
@@ -274,7 +282,8 @@ public final class WorkerBenchMain {
                 join(rs, r -> String.format(Locale.ROOT, "%.1f", r.seconds())),
                 join(rs, r -> String.format(Locale.ROOT, "%,d of %,d", r.expected(), r.sent())),
                 join(rs, r -> r.firstMillis() < 0 ? "-" : r.firstMillis() + " ms"),
-                join(rs, Run::load)));
+                join(rs, Run::load),
+                rs.get(0).perJob()));
       }
       System.out.println(table);
     }
@@ -285,7 +294,9 @@ public final class WorkerBenchMain {
             + loadAverage()
             + ", "
             + s
-            + "\n\n"
+            + "\n"
+            + server
+            + "\n"
             + table
             + "\n"
             + latency
@@ -354,6 +365,7 @@ public final class WorkerBenchMain {
     long prefillStart = System.nanoTime();
     target.prefill(s.drainN());
     double prefill = seconds(prefillStart, System.nanoTime());
+    MariaDbCounters.Snapshot before = counters(store);
     Sink sink = new Sink(false);
     long start = System.nanoTime();
     target.start(sink);
@@ -361,7 +373,7 @@ public final class WorkerBenchMain {
     long end = System.nanoTime();
     long counted = sink.done.sum();
     target.stop();
-    return finish(store, sink, counted, start, end, s.drainN(), prefill);
+    return finish(store, sink, counted, start, end, s.drainN(), prefill, before);
   }
 
   private static Run send(Case c, WorkerBenchTarget target, Settings s) throws Exception {
@@ -382,12 +394,14 @@ public final class WorkerBenchMain {
         0,
         0,
         counted,
-        0);
+        0,
+        "-");
   }
 
   private static Run live(Case c, WorkerBenchStore store, WorkerBenchTarget target, Settings s)
       throws Exception {
     Sink sink = new Sink(false);
+    MariaDbCounters.Snapshot before = counters(store);
     target.start(sink);
     LongAdder sent = new LongAdder();
     long[] clock = produce(c.producers(), target, s, sent, sink);
@@ -398,7 +412,7 @@ public final class WorkerBenchMain {
     long end = System.nanoTime();
     long counted = sink.done.sum();
     target.stop();
-    return finish(store, sink, counted, clock[0], end, sent.sum(), 0);
+    return finish(store, sink, counted, clock[0], end, sent.sum(), 0, before);
   }
 
   private static Run finish(
@@ -408,9 +422,11 @@ public final class WorkerBenchMain {
       long start,
       long end,
       long sent,
-      double prefillSeconds)
+      double prefillSeconds,
+      MariaDbCounters.Snapshot before)
       throws Exception {
     long doneAfterStop = sink.done.sum();
+    String perJob = before == null ? "-" : before.perJob(MariaDbCounters.take(), doneAfterStop);
     long rows = store.doneRows();
     if (sink.firstFailure.get() != null) {
       System.out.println("first failure: " + sink.firstFailure.get());
@@ -427,7 +443,13 @@ public final class WorkerBenchMain {
         0,
         0,
         sent,
-        prefillSeconds);
+        prefillSeconds,
+        perJob);
+  }
+
+  /** The MariaDB server's counters before a run, or null on another database. */
+  private static MariaDbCounters.Snapshot counters(WorkerBenchStore store) {
+    return store.kind == Kind.MARIADB ? MariaDbCounters.take() : null;
   }
 
   /**
@@ -488,7 +510,7 @@ public final class WorkerBenchMain {
     long end = System.nanoTime();
     long counted = sink.done.sum();
     target.stop();
-    Run r = finish(store, sink, counted, start, end, s.samples(), 0);
+    Run r = finish(store, sink, counted, start, end, s.samples(), 0, null);
     Arrays.sort(ms);
     return new Run(
         r.rate(),
@@ -502,7 +524,8 @@ public final class WorkerBenchMain {
         percentile(ms, 0.50),
         percentile(ms, 0.99),
         r.sent(),
-        0);
+        0,
+        "-");
   }
 
   static double percentile(double[] sorted, double q) {

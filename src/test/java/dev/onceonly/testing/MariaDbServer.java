@@ -47,6 +47,29 @@ public final class MariaDbServer {
   private MariaDbServer() {}
 
   /**
+   * Whether the server flushes its redo log at every commit ({@code
+   * innodb_flush_log_at_trx_commit=1}, with {@code -Donceonly.test.mariadb.durable=true}) rather
+   * than about once a second ({@code 0}, the default here: the tests do not test power loss). The
+   * binary log is off either way, so {@code sync_binlog} has nothing to sync.
+   *
+   * @return true if every commit waits for a flush of the redo log
+   */
+  public static boolean durable() {
+    return Boolean.getBoolean("onceonly.test.mariadb.durable");
+  }
+
+  /**
+   * Returns the process id of the running server, starting it on first use, so that a benchmark can
+   * read the server's CPU time.
+   *
+   * @return the server's process id
+   */
+  public static synchronized long pid() {
+    port();
+    return server.pid();
+  }
+
+  /**
    * Returns the port of the running server, starting it on first use.
    *
    * @throws org.opentest4j.TestAbortedException if the server is not installed and {@code CI} is
@@ -104,7 +127,9 @@ public final class MariaDbServer {
       command.add("--max-connections=400");
       command.add("--innodb-buffer-pool-size=64M");
       // A test server: durability on power loss is not under test, waiting for fsync is slow.
-      command.add("--innodb-flush-log-at-trx-commit=0");
+      // -Donceonly.test.mariadb.durable=true flushes the redo log at every commit instead, for a
+      // benchmark that wants to see what the fsyncs cost.
+      command.add("--innodb-flush-log-at-trx-commit=" + (durable() ? 1 : 0));
       // Tables in the system tablespace: each test migrates a new database, and a file per table
       // made that 0.33 s against 0.20 s here (the DDL creates and syncs one file per table).
       command.add("--innodb-file-per-table=0");
