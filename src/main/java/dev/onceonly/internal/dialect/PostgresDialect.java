@@ -95,25 +95,71 @@ final class PostgresDialect implements SqlDialect {
     return true;
   }
 
-  /**
-   * One statement: lock the due rows nobody else has locked ({@code SKIP LOCKED}, so concurrent
-   * receivers take disjoint rows instead of queueing behind each other), move them to the end of
-   * the lease and bump their fence, and return them in due order.
-   */
   @Override
   public String columnExists() {
     return "SELECT EXISTS (SELECT 1 FROM pg_attribute"
         + " WHERE attrelid = to_regclass(?) AND attname = ? AND NOT attisdropped)";
   }
 
+  /**
+   * One statement: lock the due rows nobody else has locked ({@code SKIP LOCKED}, so concurrent
+   * receivers take disjoint rows instead of queueing behind each other), move them to the end of
+   * the lease and bump their fence, and return them.
+   *
+   * <p>The rows are picked by a plan that reads about as many index entries as it takes, whatever
+   * the table's statistics say. The queue, the time and the count reach the picking through a
+   * one-row {@code a} and sub-selects, so the planner sees parameters and a limit of unknown size,
+   * and walks an index in claim order instead of gathering every due message of the queue with a
+   * bitmap scan and sorting them (the plan it takes for a table filled faster than {@code ANALYZE}
+   * ran, estimating a few due rows: then each claim cost time in proportion to the backlog). With
+   * priorities, an ordered index scan of {@code messages_priority_due} would test every message of
+   * a priority, due or not, before the next; instead the recursive {@code p} walks the queue's
+   * distinct priorities from the highest (one index probe each), and for each the due messages are
+   * a range of that index in {@code deliver_at, id} order, read lazily until the claim has its
+   * count. The oldest-first claim is one range of {@code messages_due}.
+   */
   @Override
   public String claim(String m, boolean oldestFirst) {
-    return "WITH due AS (SELECT id, deliver_at AS due_at FROM "
-        + m
-        + " WHERE queue = ? AND deliver_at <= ? ORDER BY "
-        + (oldestFirst ? "" : "priority DESC, ")
-        + "deliver_at, id LIMIT ?"
-        + " FOR UPDATE SKIP LOCKED), claimed AS (UPDATE "
+    String args =
+        "a AS (SELECT CAST(? AS TEXT) AS queue, CAST(? AS TIMESTAMPTZ) AS now,"
+            + " CAST(? AS INTEGER) AS n)";
+    String queue = "(SELECT queue FROM a)";
+    String n = "(SELECT n FROM a)";
+    String due =
+        oldestFirst
+            ? "WITH "
+                + args
+                + ", due AS (SELECT id, deliver_at AS due_at FROM "
+                + m
+                + " WHERE queue = "
+                + queue
+                + " AND deliver_at <= (SELECT now FROM a) ORDER BY deliver_at, id LIMIT "
+                + n
+                + " FOR UPDATE SKIP LOCKED)"
+            : "WITH RECURSIVE "
+                + args
+                + ", p AS ((SELECT priority FROM "
+                + m
+                + " WHERE queue = "
+                + queue
+                + " ORDER BY priority DESC LIMIT 1) UNION ALL SELECT (SELECT priority FROM "
+                + m
+                + " WHERE queue = "
+                + queue
+                + " AND priority < p.priority ORDER BY priority DESC LIMIT 1) FROM p"
+                + " WHERE p.priority IS NOT NULL), due AS (SELECT d.id, d.due_at FROM p CROSS"
+                + " JOIN LATERAL (SELECT id, deliver_at AS due_at FROM "
+                + m
+                + " WHERE queue = "
+                + queue
+                + " AND priority = p.priority AND deliver_at <= (SELECT now FROM a)"
+                + " ORDER BY deliver_at, id LIMIT "
+                + n
+                + " FOR UPDATE SKIP LOCKED) d LIMIT "
+                + n
+                + ")";
+    return due
+        + ", claimed AS (UPDATE "
         + m
         + " x SET deliver_at = ?, fence = x.fence + 1, attempts = x.attempts + 1, leased = 1,"
         + " first_claimed_at = COALESCE(x.first_claimed_at, ?) FROM due WHERE x.id = due.id"
