@@ -367,7 +367,8 @@ public final class FaultRun {
               + state.failoversGiven
               + " of "
               + failovers
-              + " failover(s): no child reached a commit inside a transaction");
+              + " failover(s): no child reached a commit inside a transaction, or too few keys"
+              + " were left after the first child");
     }
     Set<String> unanswered = state.unanswered;
     Map<String, Integer> where = state.where;

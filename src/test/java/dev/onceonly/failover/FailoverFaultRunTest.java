@@ -84,7 +84,7 @@ class FailoverFaultRunTest {
               "--failovers",
               "2",
               "--kills",
-              "3",
+              "2",
               "--keys",
               "16",
               "--json"
@@ -95,6 +95,8 @@ class FailoverFaultRunTest {
     System.out.print(printed);
     assertThat(status).as("%s%s", printed, err).isEqualTo(1);
     JsonNode doc = new ObjectMapper().readTree(printed);
+    assertThat(doc.get("kills").asInt()).as("no kill: every fault a failover").isZero();
+    assertThat(doc.get("faults").asInt()).isEqualTo(2);
     assertThat(doc.get("duplicates").asLong()).as(printed).isPositive();
     assertThat(doc.get("killPoints").fieldNames())
         .toIterable()
