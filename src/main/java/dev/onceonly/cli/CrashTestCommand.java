@@ -7,6 +7,7 @@ import dev.onceonly.testing.FaultRun;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -29,6 +30,11 @@ import picocli.CommandLine.Spec;
       "On a server (--jdbc-url), --faults adds LOST_COMMIT_ANSWER (a commit's answer dropped, the"
           + " connection reset) and CONNECTION_RESET (every connection reset mid-transaction); the"
           + " child then goes on and calls the target again for the key that failed.",
+      "On a cluster (--jdbc-url naming every node, e.g."
+          + " jdbc:postgresql://h1,h2,h3/db?targetServerType=primary), --failover-command fails it"
+          + " over while a child waits inside a transaction (e.g. \"patronictl -c"
+          + " /etc/patroni.yml switchover --force\"); every child rides it through, retrying its"
+          + " calls for up to 90 s, and the effects are counted on the new primary.",
       "Exit status 1 when an effect was duplicated or lost. A class of points reached but never killed in"
           + " is listed (INCOMPLETE, \"covered\": false): give more --kills."
     })
@@ -93,6 +99,23 @@ final class CrashTestCommand implements Callable<Integer> {
               + " only (default: ${DEFAULT-VALUE})")
   Fault[] faults;
 
+  @Option(
+      names = "--failover-command",
+      paramLabel = "COMMAND",
+      description =
+          "with --jdbc-url: a shell command (sh -c) that fails your cluster over and returns once a"
+              + " new primary takes writes, e.g. \"patronictl -c /etc/patroni.yml switchover"
+              + " --force\"; a status other than 0 ends the run with status 2")
+  String failoverCommand;
+
+  @Option(
+      names = "--failovers",
+      defaultValue = "1",
+      description =
+          "how many times --failover-command runs, spread over the run, at most --kills"
+              + " (default: ${DEFAULT-VALUE})")
+  int failovers;
+
   @Option(names = "--json", description = "print JSON instead of text")
   boolean json;
 
@@ -113,6 +136,9 @@ final class CrashTestCommand implements Callable<Integer> {
       }
       if (jdbcUrl != null) {
         run.database(jdbcUrl, new Properties());
+      }
+      if (failoverCommand != null) {
+        run.failover(this::failOver).failovers(failovers);
       }
       r = run.run();
     } catch (IllegalArgumentException | IllegalStateException e) {
@@ -150,5 +176,27 @@ final class CrashTestCommand implements Callable<Integer> {
       out.println("database " + r.database());
     }
     return r.clean() ? 0 : CliException.FAILED;
+  }
+
+  /** Runs {@code --failover-command}; its output goes to stderr, as it is not the report. */
+  private void failOver() {
+    PrintWriter err = spec.commandLine().getErr();
+    try {
+      Process p = new ProcessBuilder("sh", "-c", failoverCommand).redirectErrorStream(true).start();
+      p.getOutputStream().close();
+      String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      err.print(output);
+      err.flush();
+      int status = p.waitFor();
+      if (status != 0) {
+        throw new IllegalStateException(
+            "--failover-command exited with status " + status + ": " + Target.firstLine(output));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run --failover-command", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while --failover-command ran", e);
+    }
   }
 }

@@ -1,8 +1,12 @@
 package dev.onceonly.testing;
 
 import dev.onceonly.OnceOnly;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -11,12 +15,15 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,6 +45,14 @@ import org.sqlite.SQLiteDataSource;
  * killed), {@code FAULT n key name} (a fault given, then goes on: a key whose call failed after it
  * is called again, up to three times), and at the end {@code POINTS n} and {@code FAULTPOINTS FAULT
  * n} for each fault.
+ *
+ * <p>In a run with a failover ({@link FaultRun#failover}; a sixth argument, {@value #FAILOVER}) it
+ * also prints {@code COMMITPOINT name} the first time it reaches a commit inside a transaction, and
+ * {@code OPENPOINTS n} at the end (its points inside a transaction); a stop {@code n^name} (the
+ * n-th time the point of that name comes) or {@code n^} (the n-th point inside a transaction)
+ * prints {@code FAILOVER n key name} there and waits for a line on stdin, the cluster failing over
+ * meanwhile. Every call that fails is then made again, with a growing pause, for up to {@link
+ * #RIDE}, as is opening the store.
  */
 final class FaultChild {
   private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -46,6 +61,24 @@ final class FaultChild {
 
   /** How many times a key whose call failed after a fault is called again in the same child. */
   private static final int RETRIES = 3;
+
+  /** The argument that says the run fails the cluster over. */
+  static final String FAILOVER = "failover";
+
+  /** The line that ends the connection properties on stdin. */
+  static final String END_OF_PROPERTIES = "#end of properties\n";
+
+  /** How long a run with a failover retries a call, or opening the store, before it gives up. */
+  static final Duration RIDE = Duration.ofSeconds(90);
+
+  private static final BufferedReader STDIN =
+      new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+  private static boolean failoverRun;
+  private static int failoverAt;
+  private static String failoverName;
+  private static int failoverSeen;
+  private static int openPoints;
+  private static final Set<String> COMMITS = new HashSet<>();
 
   private static Set<Fault> faults = EnumSet.of(Fault.KILL);
   private static Relay relay;
@@ -70,6 +103,7 @@ final class FaultChild {
         faults.add(Fault.valueOf(f));
       }
     }
+    failoverRun = args.length > 5 && args[5].equals(FAILOVER);
     String where = args[1];
     boolean server = where.startsWith("jdbc:");
     DataSource files = server ? serverDataSource(where) : dataSource(where);
@@ -81,8 +115,17 @@ final class FaultChild {
     } else {
       builder.connection(watched(raw, "store"));
     }
-    try (OnceOnly once = builder.build()) {
-      target.prepare(once, watched(files, "application"));
+    try (OnceOnly once = failoverRun ? ride(builder::build) : builder.build()) {
+      DataSource application = watched(files, "application");
+      if (failoverRun) {
+        ride(
+            () -> {
+              target.prepare(once, application);
+              return once;
+            });
+      } else {
+        target.prepare(once, application);
+      }
       OUT.println("READY");
       armed = true;
       for (String key : args[3].isEmpty() ? new String[0] : args[3].split(",")) {
@@ -95,10 +138,19 @@ final class FaultChild {
       raw.close();
     }
     OUT.println("POINTS " + points);
+    if (failoverRun) {
+      OUT.println("OPENPOINTS " + openPoints);
+    }
     FAULT_POINTS.forEach((f, n) -> OUT.println("FAULTPOINTS " + f + " " + n));
   }
 
   private static void parseStop(String stop) {
+    int caret = stop.indexOf('^');
+    if (caret >= 0) {
+      failoverAt = Integer.parseInt(stop.substring(0, caret));
+      failoverName = caret + 1 < stop.length() ? stop.substring(caret + 1) : null;
+      return; // killAt stays 0: no kill
+    }
     int bang = stop.indexOf('!');
     if (bang >= 0) {
       stopFault = Fault.valueOf(stop.substring(bang + 1));
@@ -112,6 +164,19 @@ final class FaultChild {
 
   /** Runs the target for a key; after a fault in its call, calls it again as a client retries. */
   private static void run(FaultTarget target, OnceOnly once, String key) {
+    if (failoverRun) {
+      try {
+        ride(
+            () -> {
+              target.run(once, key);
+              return key;
+            });
+        OUT.println("ANSWERED " + key);
+      } catch (Exception e) {
+        OUT.println("FAILED " + key + " " + oneLine(e));
+      }
+      return;
+    }
     for (int attempt = 0; ; attempt++) {
       try {
         target.run(once, key);
@@ -124,6 +189,36 @@ final class FaultChild {
         }
         OUT.println("RETRY " + key + " " + oneLine(e));
       }
+    }
+  }
+
+  /**
+   * Calls {@code call} until it returns, as an application rides a failover through: after a
+   * failure, again after a pause that doubles from 100 ms to 2 s, for up to {@link #RIDE}; then the
+   * last failure is thrown.
+   */
+  private static <T> T ride(Callable<T> call) throws Exception {
+    long deadline = System.nanoTime() + RIDE.toNanos();
+    for (long pause = 100; ; pause = Math.min(2_000, pause * 2)) {
+      try {
+        return call.call();
+      } catch (Exception e) {
+        if (System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+        OUT.println("RETRY " + currentKey + " " + oneLine(e));
+        pause(pause);
+      }
+    }
+  }
+
+  /** Waits {@code millis}: a retry's pause, as an application backs off, not a wait for a state. */
+  static void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
     }
   }
 
@@ -144,7 +239,13 @@ final class FaultChild {
    */
   private static DataSource serverDataSource(String url) throws IOException {
     Properties properties = new Properties();
-    properties.load(System.in);
+    StringBuilder text = new StringBuilder();
+    for (String line = STDIN.readLine();
+        line != null && !END_OF_PROPERTIES.equals(line + "\n");
+        line = STDIN.readLine()) {
+      text.append(line).append('\n');
+    }
+    properties.load(new StringReader(text.toString()));
     String through = url;
     if (faults.stream().anyMatch(f -> f != Fault.KILL)) {
       Server s = Server.parse(url);
@@ -233,6 +334,9 @@ final class FaultChild {
       return;
     }
     points++;
+    if (failoverRun && applies.contains(Fault.CONNECTION_RESET)) {
+      failoverPoint(name, applies.contains(Fault.LOST_COMMIT_ANSWER));
+    }
     for (Fault f : faults) {
       if (f != Fault.KILL && !applies.contains(f)) {
         continue;
@@ -249,6 +353,34 @@ final class FaultChild {
               : f == stopFault && (f == Fault.KILL ? points : ofFault) == killAt;
       if (stop && !faulted) {
         give(f, f.prefix() + name);
+      }
+    }
+  }
+
+  /**
+   * Counts a point inside a transaction, names a commit the first time, and at the stop the run
+   * chose for its failover waits for the parent's line while the cluster fails over.
+   */
+  private static void failoverPoint(String name, boolean commit) {
+    openPoints++;
+    if (commit && COMMITS.add(name)) {
+      OUT.println("COMMITPOINT " + name);
+    }
+    if (failoverAt == 0 || faulted) {
+      return;
+    }
+    boolean here =
+        failoverName == null
+            ? openPoints == failoverAt
+            : name.equals(failoverName) && ++failoverSeen == failoverAt;
+    if (here) {
+      faulted = true;
+      faultKey = currentKey;
+      OUT.println("FAILOVER " + points + " " + currentKey + " " + name);
+      try {
+        STDIN.readLine(); // the trigger returned; the transaction is still open here
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
     }
   }

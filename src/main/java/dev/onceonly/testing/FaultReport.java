@@ -13,7 +13,8 @@ import java.util.TreeMap;
  * answered.
  *
  * @param kills child JVMs killed with SIGKILL
- * @param faults child JVMs given a fault other than a kill ({@link Fault}), which went on
+ * @param faults child JVMs given a fault other than a kill ({@link Fault}) or a failover, which
+ *     went on
  * @param keys keys the run did
  * @param children child JVMs started, the killed ones included
  * @param duplicates effects beyond the first, summed over the keys: 0 when every effect happened at
@@ -25,7 +26,8 @@ import java.util.TreeMap;
  *     to do or had just done, such as {@code application: after INSERT INTO charges} or {@code
  *     store: after COMMIT of INSERT INTO onceonly_receipts} for kills, and prefixed with the fault
  *     for the others, such as {@code lost commit answer: application: before COMMIT of INSERT INTO
- *     charges}
+ *     charges}, and {@code failover: } for a failover ({@link FaultRun#failover}), named by the
+ *     point where the child that was given it waited while the cluster failed over
  * @param reachedClasses the classes of points the children reached, such as {@code application:
  *     after commit} or {@code connection reset: store: before statement} (see {@link #covered})
  * @param database where the run worked: the SQLite file's path, or the JDBC URL without its
@@ -109,6 +111,7 @@ public record FaultReport(
    */
   public boolean killedInTheApplication() {
     return killPoints.keySet().stream()
+        .filter(p -> !p.startsWith(FAILOVER))
         .anyMatch(p -> !p.substring(Fault.of(p).prefix().length()).startsWith(STORE));
   }
 
@@ -119,6 +122,9 @@ public record FaultReport(
 
   /** How the names of the points on the store's own connection begin. */
   static final String STORE = "store: ";
+
+  /** How the names of the points where a failover was given begin ({@link FaultRun#failover}). */
+  static final String FAILOVER = "failover: ";
 
   /** {@return a few lines for people: the counts, the first keys found, the kill points} */
   public String summary() {
@@ -149,7 +155,7 @@ public record FaultReport(
         .append('\n');
     killPoints.forEach(
         (p, n) ->
-            b.append(Fault.of(p) == Fault.KILL ? "  killed " : "  ")
+            b.append(Fault.of(p) == Fault.KILL && !p.startsWith(FAILOVER) ? "  killed " : "  ")
                 .append(n)
                 .append("x ")
                 .append(p)

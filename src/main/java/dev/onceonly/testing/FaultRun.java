@@ -1,11 +1,7 @@
 package dev.onceonly.testing;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -29,10 +25,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 /**
  * Runs the application's {@link FaultTarget} in child JVMs on one SQLite file or one database
@@ -70,7 +62,9 @@ import java.util.stream.Collectors;
  * a transaction; a child given one of those goes on, and calls the target again for the key whose
  * call failed, as the application retries. Each fault's points are classes of their own, aimed at
  * as the kill's are, and counted in the report. On SQLite only {@link Fault#KILL} applies: its
- * connections are a file's, and there is no link to break.
+ * connections are a file's, and there is no link to break. On a cluster (a multi-host URL, such as
+ * PostgreSQL's {@code targetServerType=primary}) the run can also fail the cluster over, by a
+ * trigger of yours ({@link #failover}), while the children run.
  *
  * <p>The children get the current {@code java}, the current class path (which must hold the
  * target), {@code -Xmx128m} and flags for a quick start; nothing of the parent's JVM options. Each
@@ -89,6 +83,8 @@ public final class FaultRun {
   private Properties properties;
   private Set<Fault> faults = EnumSet.of(Fault.KILL);
   private Duration childTimeout = Duration.ofSeconds(60);
+  private Runnable failover;
+  private int failovers = 1;
 
   private FaultRun(String target, String effectsQuery) {
     this.target = Objects.requireNonNull(target, "target");
@@ -253,6 +249,51 @@ public final class FaultRun {
   }
 
   /**
+   * Fails the database cluster over while the children run, by {@code trigger}: the run cannot know
+   * how your cluster fails over (Patroni, a cloud's API, a script), so it is told. A child stops
+   * inside a transaction, with the transaction open, at the commit of one kind of transaction its
+   * keys commit (each failover aimed at the next kind, named by its first write as the report names
+   * it; further failovers at a random point inside a transaction), and waits there while the
+   * trigger runs on one of the run's threads; then it goes on. Every child of a run with a failover
+   * rides it through as an application does: a call that fails (the lost connection, no primary
+   * yet) is made again for the same key, after a pause that doubles from 100 ms to 2 s, for up to
+   * 90 seconds; a child that starts while there is no primary retries opening the store likewise.
+   * Duplicates and lost effects are counted after the run on the cluster's new primary. Each
+   * failover counts as one of the {@link #kills} and appears in the report's {@code killPoints} as
+   * {@code failover: store: before COMMIT of INSERT INTO onceonly_receipts}.
+   *
+   * <p>The trigger must return once the cluster has been told to fail over, and should return once
+   * a new primary takes writes (as {@code patronictl switchover --force} does); it is never run
+   * twice at once. The URL given to {@link #database} must reach whichever node is primary, such as
+   * {@code jdbc:postgresql://h1,h2,h3/db?targetServerType=primary}. A trigger that throws fails the
+   * run with an {@link IllegalStateException}. A child's time, {@link #childTimeout}, does not
+   * count the trigger's.
+   *
+   * @param trigger fails the cluster over, such as by running {@code patronictl -c /etc/patroni.yml
+   *     switchover --force}
+   * @return this run
+   */
+  public FaultRun failover(Runnable trigger) {
+    this.failover = Objects.requireNonNull(trigger, "trigger");
+    return this;
+  }
+
+  /**
+   * Sets how many times the run fails the cluster over with the trigger of {@link #failover},
+   * spread over the run. Default 1.
+   *
+   * @param count from 1 to 100, and at most {@link #kills}
+   * @return this run
+   */
+  public FaultRun failovers(int count) {
+    if (count < 1 || count > 100) {
+      throw new IllegalArgumentException("failovers must be between 1 and 100");
+    }
+    this.failovers = count;
+    return this;
+  }
+
+  /**
    * Sets how long one child JVM may take before it is taken for hung. Default 60 seconds.
    *
    * @param timeout positive
@@ -274,7 +315,8 @@ public final class FaultRun {
    * @throws IllegalStateException if a child fails in another way than being killed (the target
    *     cannot be loaded or set up, a child hangs), or keys still fail after the last child
    * @throws IllegalArgumentException if the effects query fails, or faults other than kills are
-   *     asked for on SQLite or on a URL of no single host
+   *     asked for on SQLite or on a URL of no single host, or a failover on SQLite or with more
+   *     failovers than kills
    */
   public FaultReport run() {
     long started = System.nanoTime();
@@ -285,6 +327,13 @@ public final class FaultRun {
     }
     if (jdbcUrl != null && !faults.equals(EnumSet.of(Fault.KILL))) {
       FaultChild.Server.parse(jdbcUrl); // one host, or a clear error before any child
+    }
+    if (failover != null && (jdbcUrl == null || failovers > kills)) {
+      throw new IllegalArgumentException(
+          jdbcUrl == null
+              ? "a failover needs a database cluster (database(url, properties)); a SQLite file"
+                  + " has none"
+              : "failovers must be <= kills");
     }
     Path db = jdbcUrl != null ? newFolder().resolve("server") : file != null ? file : newFile();
     int total = keys > 0 ? keys : 2 * kills;
@@ -312,15 +361,24 @@ public final class FaultRun {
     if (state.failure != null) {
       throw state.failure;
     }
+    if (failover != null && state.failoversGiven < failovers) {
+      throw new IllegalStateException(
+          "the run gave "
+              + state.failoversGiven
+              + " of "
+              + failovers
+              + " failover(s): no child reached a commit inside a transaction, or too few keys"
+              + " were left after the first child");
+    }
     Set<String> unanswered = state.unanswered;
     Map<String, Integer> where = state.where;
     int children = state.children;
     int killed = state.killed;
     for (int attempt = 0; attempt < 3 && !unanswered.isEmpty(); attempt++) {
-      ChildResult r = child(db, "0", List.copyOf(unanswered));
-      r.seen.forEach(p -> state.seen.putIfAbsent(p, 0));
+      FaultChildProcess.Result r = child(db, "0", List.copyOf(unanswered));
+      r.seen().forEach(p -> state.seen.putIfAbsent(p, 0));
       children++;
-      unanswered.removeAll(r.answered);
+      unanswered.removeAll(r.answered());
     }
     if (!unanswered.isEmpty()) {
       throw new IllegalStateException(
@@ -379,9 +437,46 @@ public final class FaultRun {
     final Map<Fault, Double> faultPointsPerKey = new EnumMap<>(Fault.class);
     RuntimeException failure;
 
+    /**
+     * The commits the children reached inside a transaction, by name, in order: failovers' aims.
+     */
+    final List<String> commits = new ArrayList<>();
+
+    double openPointsPerKey;
+    int failoversGiven;
+    boolean failingOver;
+    final int failoverSpan = Math.max(1, kills / failovers);
+    final int failoverOffset;
+
     Kills(Set<String> unanswered, Random random) {
       this.unanswered = unanswered;
       this.random = random;
+      this.failoverOffset = 1 + random.nextInt(Math.max(1, failoverSpan / 2));
+    }
+
+    /**
+     * Whether the next child is given a failover: none is under way, and it is the child's turn
+     * (the failovers spread over the kills, each a few children in) or the kills left are only
+     * enough for the failovers left.
+     */
+    boolean failoverDue() {
+      if (failover == null || failingOver || failoversGiven >= failovers) {
+        return false;
+      }
+      return children >= 1 + failoversGiven * failoverSpan + failoverOffset
+          || kills - (killed + faulted + killing) <= failovers - failoversGiven;
+    }
+
+    /**
+     * Where the child of a failover waits: the commit of the next kind of transaction reached (the
+     * n-th time it comes, n at random up to the keys), or a point at random inside a transaction.
+     */
+    String failoverStop(int keys) {
+      if (failoversGiven < commits.size()) {
+        return (1 + random.nextInt(keys)) + "^" + commits.get(failoversGiven);
+      }
+      int range = Math.max(1, (int) Math.ceil(Math.max(1, openPointsPerKey) * keys));
+      return (1 + random.nextInt(range)) + "^";
     }
 
     synchronized List<String> firstBatch() {
@@ -393,6 +488,7 @@ public final class FaultRun {
       while (true) {
         List<String> batch;
         String target;
+        boolean failsOver;
         synchronized (this) {
           while (true) {
             if (failure != null
@@ -419,7 +515,9 @@ public final class FaultRun {
           inFlight.addAll(batch);
           killing++;
           children++;
-          target = aim(batch.size());
+          failsOver = failoverDue();
+          failingOver |= failsOver;
+          target = failsOver ? failoverStop(batch.size()) : aim(batch.size());
         }
         try {
           done(batch, child(db, target, batch), 1);
@@ -434,6 +532,7 @@ public final class FaultRun {
         } finally {
           synchronized (this) {
             aimedAt.remove(target.substring(target.indexOf('@') + 1));
+            failingOver &= !failsOver;
           }
         }
       }
@@ -474,24 +573,29 @@ public final class FaultRun {
       return List.copyOf(seen.keySet());
     }
 
-    synchronized void done(List<String> batch, ChildResult r, int wasKilling) {
-      r.seen.forEach(p -> seen.putIfAbsent(p, 0));
+    synchronized void done(List<String> batch, FaultChildProcess.Result r, int wasKilling) {
+      r.seen().forEach(p -> seen.putIfAbsent(p, 0));
+      r.commits().stream().filter(c -> !commits.contains(c)).forEach(commits::add);
       if (wasKilling == 0) {
         children++;
       }
       inFlight.removeAll(batch);
       killing -= wasKilling;
-      unanswered.removeAll(r.answered);
-      if (r.killPoint != null) {
+      unanswered.removeAll(r.answered());
+      if (r.killPoint() != null) {
         killed++;
-        where.merge(r.killPoint, 1, Integer::sum);
-      } else if (r.faultPoint != null) {
+        where.merge(r.killPoint(), 1, Integer::sum);
+      } else if (r.faultPoint() != null) {
         faulted++;
-        where.merge(r.faultPoint, 1, Integer::sum);
-      } else if (!r.answered.isEmpty()) {
-        pointsPerKey = Math.max(pointsPerKey, (double) r.points / r.answered.size());
-        r.faultPoints.forEach(
-            (f, n) -> faultPointsPerKey.merge(f, (double) n / r.answered.size(), Math::max));
+        failoversGiven += r.faultPoint().startsWith(FaultReport.FAILOVER) ? 1 : 0;
+        where.merge(r.faultPoint(), 1, Integer::sum);
+      } else if (!r.answered().isEmpty()) {
+        pointsPerKey = Math.max(pointsPerKey, (double) r.points() / r.answered().size());
+        openPointsPerKey =
+            Math.max(openPointsPerKey, (double) r.openPoints() / r.answered().size());
+        r.faultPoints()
+            .forEach(
+                (f, n) -> faultPointsPerKey.merge(f, (double) n / r.answered().size(), Math::max));
       }
       notifyAll();
     }
@@ -516,159 +620,35 @@ public final class FaultRun {
     return base.replaceFirst("//[^/@]*@", "//");
   }
 
-  /**
-   * What one child did: the keys it answered, where it was killed (or null), where it was given
-   * another fault (or null), its points, the points of each fault, the classes it reached.
-   */
-  private record ChildResult(
-      Set<String> answered,
-      String killPoint,
-      String faultPoint,
-      int points,
-      Map<Fault, Integer> faultPoints,
-      Set<String> seen) {}
-
   /** Runs one child JVM on the keys, to stop as {@code stop} says (see {@link FaultChild}). */
-  private ChildResult child(Path db, String stop, List<String> batch) {
-    List<String> command = new ArrayList<>();
-    command.add(
-        ProcessHandle.current()
-            .info()
-            .command()
-            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-    command.addAll(
-        List.of(
-            "-Xmx128m",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-XX:CICompilerCount=1",
-            // the class path is the parent's, already verified there: a quicker start
-            "-XX:+UnlockDiagnosticVMOptions",
-            "-XX:-BytecodeVerificationRemote",
-            "-XX:-CreateCoredumpOnCrash",
-            "-cp",
-            System.getProperty("java.class.path"),
-            FaultChild.class.getName(),
-            target,
-            jdbcUrl != null ? jdbcUrl : db.toAbsolutePath().toString(),
-            stop,
-            String.join(",", batch),
-            faults.stream().map(Fault::name).collect(Collectors.joining(","))));
-    Process p;
-    try {
-      p =
-          new ProcessBuilder(command)
-              .redirectError(
-                  ProcessBuilder.Redirect.appendTo(db.resolveSibling("children.err").toFile()))
-              .start();
-      try (OutputStream in = p.getOutputStream()) {
-        if (jdbcUrl != null) {
-          properties.store(in, null); // the password stays off the command line
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start a child JVM", e);
-    }
-    try {
-      return follow(p, stop);
-    } finally {
-      p.destroyForcibly();
-      waitFor(p);
-    }
+  private FaultChildProcess.Result child(Path db, String stop, List<String> batch) {
+    return new FaultChildProcess(target, jdbcUrl, properties, faults, failover, childTimeout)
+        .run(db, stop, batch);
   }
 
-  private ChildResult follow(Process p, String stop) {
-    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    Thread pump =
-        new Thread(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(
-                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                  lines.add(line);
-                }
-              } catch (IOException e) {
-                // the child is gone: what it printed before is in the queue
-              } finally {
-                lines.add("");
-              }
-            },
-            "fault-run-child");
-    pump.setDaemon(true);
-    pump.start();
-    Set<String> answered = new LinkedHashSet<>();
-    Set<String> seen = new LinkedHashSet<>();
-    Map<Fault, Integer> faultPoints = new EnumMap<>(Fault.class);
-    String faultPoint = null;
-    List<String> tail = new ArrayList<>();
-    long deadline = System.nanoTime() + childTimeout.toNanos();
-    int points = 0;
-    while (true) {
-      String line = take(lines, deadline, p);
-      if (line.isEmpty()) {
-        break; // end of stdout
-      }
-      tail.add(line);
-      if (line.startsWith("ANSWERED ")) {
-        answered.add(line.substring(9));
-      } else if (line.startsWith("SEEN ")) {
-        seen.add(line.substring(5));
-      } else if (line.startsWith("KILLPOINT ")) {
-        p.destroyForcibly(); // SIGKILL on Linux and macOS: no shutdown hook, no finally
-        waitFor(p);
-        String[] parts = line.split(" ", 4);
-        return new ChildResult(
-            answered,
-            parts.length > 3 ? parts[3] : "?",
-            null,
-            Integer.parseInt(parts[1]),
-            faultPoints,
-            seen);
-      } else if (line.startsWith("FAULT ")) {
-        String[] parts = line.split(" ", 4);
-        faultPoint = parts.length > 3 ? parts[3] : "?";
-      } else if (line.startsWith("POINTS ")) {
-        points = Integer.parseInt(line.substring(7));
-      } else if (line.startsWith("FAULTPOINTS ")) {
-        String[] parts = line.split(" ", 3);
-        faultPoints.put(Fault.valueOf(parts[1]), Integer.parseInt(parts[2]));
-      }
-    }
-    int status = waitFor(p);
-    if (status != 0) {
-      throw new IllegalStateException(
-          "a child JVM exited with status " + status + " (stop point " + stop + "): " + tail);
-    }
-    return new ChildResult(answered, null, faultPoint, points, faultPoints, seen);
-  }
-
-  private String take(BlockingQueue<String> lines, long deadline, Process p) {
-    try {
-      String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      if (line == null) {
-        p.destroyForcibly();
-        throw new IllegalStateException("a child JVM ran longer than " + childTimeout);
-      }
-      return line;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      p.destroyForcibly();
-      throw new IllegalStateException("interrupted while a child JVM ran", e);
-    }
-  }
-
-  private static int waitFor(Process p) {
-    try {
-      return p.waitFor();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
-  }
-
+  /**
+   * Counts the effects per key; after a failover, waits up to two minutes for a primary that
+   * answers (a connection error, SQL state class 08).
+   */
   private Map<String, Long> count(Path db) {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    for (long pause = 100; ; pause = Math.min(2_000, pause * 2)) {
+      try {
+        return countOnce(db);
+      } catch (IllegalArgumentException e) {
+        boolean connection =
+            e.getCause() instanceof SQLException s
+                && s.getSQLState() != null
+                && s.getSQLState().startsWith("08");
+        if (failover == null || !connection || System.nanoTime() > deadline) {
+          throw e;
+        }
+        FaultChild.pause(pause);
+      }
+    }
+  }
+
+  private Map<String, Long> countOnce(Path db) {
     Map<String, Long> out = new HashMap<>();
     try (Connection c =
             jdbcUrl != null

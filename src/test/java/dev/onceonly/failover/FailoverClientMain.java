@@ -2,6 +2,7 @@ package dev.onceonly.failover;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.StoreException;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.PatroniCluster;
 import java.io.BufferedReader;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -47,7 +49,7 @@ public final class FailoverClientMain {
                 StandardCharsets.UTF_8,
                 StandardOpenOption.CREATE,
                 StandardOpenOption.APPEND);
-        OnceOnly once = OnceOnly.builder().dataSource(pool).build();
+        OnceOnly once = open(pool);
         Worker worker = FailoverWorkload.worker(once, 1)) {
       CountDownLatch first = new CountDownLatch(1);
       FailoverWorkload clients =
@@ -68,6 +70,25 @@ public final class FailoverClientMain {
       }
       clients.stop();
       System.out.println("stopped " + clients.answered.get());
+    }
+  }
+
+  /**
+   * Opens the store, again and again for up to two minutes while the pool gets no connection (on a
+   * loaded machine a first login can take longer than the pool's 5 s), as an application's start
+   * waits for its database.
+   */
+  private static OnceOnly open(HikariDataSource pool) {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (true) {
+      try {
+        return OnceOnly.builder().dataSource(pool).build();
+      } catch (StoreException e) {
+        if (System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+        System.err.println("opening the store again: " + e.getMessage());
+      }
     }
   }
 

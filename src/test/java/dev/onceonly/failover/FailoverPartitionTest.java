@@ -9,7 +9,7 @@ import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.PatroniCluster;
 import dev.onceonly.testing.PatroniCluster.Node;
-import dev.onceonly.testing.PatroniCluster.Replication;
+import dev.onceonly.testing.SharedPatroniCluster;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A network partition of the primary from etcd (its Patroni agent's connections to etcd are reset
@@ -30,16 +31,19 @@ import org.junit.jupiter.api.Test;
  * stopped taking writes before the new one was promoted (no moment with two primaries), that every
  * answered step is on the new primary once, and what the old primary held when cut off that the new
  * one does not (commits it made locally and never answered). After the partition heals, the old
- * primary rejoins as a standby with the new primary's history.
+ * primary rejoins as a standby with the new primary's history. It runs on the test JVM's one
+ * synchronous cluster ({@link SharedPatroniCluster}), in a database of its own.
  */
 @Tag("failover")
+@ExtendWith(SharedPatroniCluster.class)
 class FailoverPartitionTest {
 
   @Test
-  void aPrimaryCutOffFromEtcdStopsTakingWritesBeforeAStandbyIsPromoted() throws Exception {
-    try (PatroniCluster cluster = PatroniCluster.start(Replication.SYNCHRONOUS);
-        HikariDataSource pool = cluster.pool("app", 10)) {
-      FailoverTest.createTables(cluster);
+  void aPrimaryCutOffFromEtcdStopsTakingWritesBeforeAStandbyIsPromoted(PatroniCluster cluster)
+      throws Exception {
+    String db = cluster.createDatabase("failover_partition");
+    try (HikariDataSource pool = cluster.pool(db, 10)) {
+      FailoverTest.createTables(cluster, db);
       try (OnceOnly once =
               OnceOnly.builder().dataSource(pool).requireSynchronousReplication(true).build();
           Worker worker = FailoverWorkload.worker(once, 2);
@@ -71,10 +75,10 @@ class FailoverPartitionTest {
         producer.registerUnpublished("partition-after", 10); // on the new primary
         clients.stop();
         watch.stop();
-        Set<String> onOld = effectsOn(cluster, old);
-        Findings findings = FailoverTest.check(cluster, clients.told, producer);
+        Set<String> onOld = effectsOn(cluster, db, old);
+        Findings findings = FailoverTest.check(cluster, db, clients.told, producer);
         Set<String> onNew;
-        try (Connection c = cluster.connect("app")) {
+        try (Connection c = cluster.connect(db)) {
           onNew = FailoverTest.keys(c, "SELECT DISTINCT k FROM effects");
         }
         Set<String> oldOnly = new HashSet<>(onOld);
@@ -118,7 +122,7 @@ class FailoverPartitionTest {
         Eventually.await(
             Duration.ofSeconds(120),
             "the old primary holding the new primary's history",
-            () -> effectsOn(cluster, old).equals(onNew));
+            () -> effectsOn(cluster, db, old).equals(onNew));
       }
     }
   }
@@ -127,13 +131,13 @@ class FailoverPartitionTest {
    * The effects the old primary holds while it is cut off (it runs read-only then), or nothing if
    * it does not answer within two minutes.
    */
-  private static Set<String> effectsOn(PatroniCluster cluster, Node node) {
+  private static Set<String> effectsOn(PatroniCluster cluster, String db, Node node) {
     Set<String> keys = new HashSet<>();
     Eventually.await(
         Duration.ofSeconds(120),
         node + " answering reads",
         () -> {
-          try (Connection c = cluster.connect(node, "app")) {
+          try (Connection c = cluster.connect(node, db)) {
             keys.clear();
             keys.addAll(FailoverTest.keys(c, "SELECT DISTINCT k FROM effects"));
             return true;

@@ -13,6 +13,7 @@ import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.PatroniCluster;
 import dev.onceonly.testing.PatroniCluster.Node;
 import dev.onceonly.testing.PatroniCluster.Replication;
+import dev.onceonly.testing.SharedPatroniCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -33,6 +34,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -48,7 +50,9 @@ import org.junit.jupiter.api.io.TempDir;
  * on without a restart, and then the history is checked against the new primary: effects per key,
  * answered steps whose receipt is missing, messages sent and never handled, messages handled twice.
  * Every other round the primary's WAL senders are stopped just before the kill, so the standbys lag
- * behind what the primary answered.
+ * behind what the primary answered. The synchronous mode runs on the test JVM's one synchronous
+ * cluster ({@link SharedPatroniCluster}), in a database of its own; the asynchronous mode starts a
+ * cluster of its own.
  *
  * <p>{@code -Donceonly.failover.rounds=N} sets the rounds per mode (default 1, as in {@code mvn
  * verify}; the full run is 10). {@code mvn verify} runs the synchronous mode only, the guarantee,
@@ -58,6 +62,7 @@ import org.junit.jupiter.api.io.TempDir;
  * CI=true}.
  */
 @Tag("failover")
+@ExtendWith(SharedPatroniCluster.class)
 class FailoverTest {
   @TempDir Path logs;
   private static final int ROUNDS = Integer.getInteger("onceonly.failover.rounds", 1);
@@ -74,10 +79,11 @@ class FailoverTest {
       FailoverReconciliation.Outcome intents) {}
 
   @Test
-  void synchronousReplicationLosesNothingAndRunsNothingTwiceThroughFailovers() throws Exception {
-    try (PatroniCluster cluster = PatroniCluster.start(Replication.SYNCHRONOUS);
-        HikariDataSource pool = cluster.pool("app", 12)) {
-      createTables(cluster);
+  void synchronousReplicationLosesNothingAndRunsNothingTwiceThroughFailovers(PatroniCluster cluster)
+      throws Exception {
+    String db = cluster.createDatabase("failover_sync");
+    try (HikariDataSource pool = cluster.pool(db, 12)) {
+      createTables(cluster, db);
       try (OnceOnly once =
           OnceOnly.builder().dataSource(pool).requireSynchronousReplication(true).build()) {
         Durability d = once.maintenance().durability();
@@ -85,7 +91,7 @@ class FailoverTest {
         assertThat(d.crashSafe()).isTrue();
         assertThat(d.synchronousStandbys()).isEqualTo(1);
         assertThat(d.risks()).isEmpty();
-        Findings f = rounds(cluster, once, "sync");
+        Findings f = rounds(cluster, db, once, "sync");
         assertThat(f.duplicateEffects()).as("keys whose effect ran twice").isZero();
         assertThat(f.lostAnswered()).as("answered steps whose receipt is missing").isZero();
         assertThat(f.effectsWithoutReceipt()).as("effects without a receipt").isZero();
@@ -111,14 +117,14 @@ class FailoverTest {
       throws Exception {
     try (PatroniCluster cluster = PatroniCluster.start(Replication.ASYNCHRONOUS);
         HikariDataSource pool = cluster.pool("app", 12)) {
-      createTables(cluster);
+      createTables(cluster, "app");
       assertThatThrownBy(
               () -> OnceOnly.builder().dataSource(pool).requireSynchronousReplication(true).build())
           .isInstanceOf(DurabilityException.class)
           .hasMessageContaining("no synchronous standby");
       try (OnceOnly once = OnceOnly.builder().dataSource(pool).build()) {
         assertThat(once.maintenance().durability().failoverSafe()).isFalse();
-        Findings f = rounds(cluster, once, "async");
+        Findings f = rounds(cluster, "app", once, "async");
         assertThat(f.lostAnswered()).as("answered steps whose receipt is missing").isPositive();
         assertThat(f.duplicateEffects()).as("keys whose effect ran twice").isZero();
         assertThat(f.effectsWithoutReceipt()).as("effects without a receipt").isZero();
@@ -134,7 +140,8 @@ class FailoverTest {
     return ROUNDS > 1 || Boolean.getBoolean("onceonly.failover.async");
   }
 
-  private Findings rounds(PatroniCluster cluster, OnceOnly once, String mode) throws Exception {
+  private Findings rounds(PatroniCluster cluster, String db, OnceOnly once, String mode)
+      throws Exception {
     Random random = new Random(SEED);
     System.out.printf(
         "failover %s: %d rounds, seed %d, load average %.2f%n",
@@ -153,7 +160,7 @@ class FailoverTest {
                 "clients-" + mode + "-r" + round,
                 logs,
                 FailoverClientMain.class,
-                cluster.jdbcUrl("app"),
+                cluster.jdbcUrl(db),
                 answers.toString(),
                 mode + "-jvm2",
                 Integer.toString(round))) {
@@ -167,7 +174,7 @@ class FailoverTest {
               () -> clients.answered.get() >= moment);
           producer.registerUnpublished(mode + "-r" + round + "-before", 10);
           if (lagging) {
-            lagBehind(cluster, leader, clients);
+            lagBehind(cluster, db, leader, clients);
           }
           long killed = System.nanoTime();
           clients.markFrom(Long.MAX_VALUE);
@@ -189,7 +196,7 @@ class FailoverTest {
           Map<String, String> secondJvm = read(answers);
           Map<String, String> told = new HashMap<>(clients.told);
           told.putAll(secondJvm);
-          findings = check(cluster, told, producer);
+          findings = check(cluster, db, told, producer);
           assertThat(producer.passes.get())
               .as("reconciler passes after the failover, with no restart")
               .isGreaterThan(passesBefore);
@@ -244,11 +251,12 @@ class FailoverTest {
    * synchronous mode until a commit waits for its standby, in asynchronous mode until 20 steps were
    * answered after the stop.
    */
-  private static void lagBehind(PatroniCluster cluster, Node leader, FailoverWorkload clients)
+  private static void lagBehind(
+      PatroniCluster cluster, String db, Node leader, FailoverWorkload clients)
       throws SQLException {
     cluster.pauseReplication(leader);
     clients.markFrom(System.nanoTime());
-    try (Connection c = cluster.connect("app")) {
+    try (Connection c = cluster.connect(db)) {
       Eventually.await(
           Duration.ofSeconds(60),
           "commits past the standbys",
@@ -267,8 +275,8 @@ class FailoverTest {
     }
   }
 
-  static void createTables(PatroniCluster cluster) throws SQLException {
-    try (Connection c = cluster.connect("app");
+  static void createTables(PatroniCluster cluster, String db) throws SQLException {
+    try (Connection c = cluster.connect(db);
         Statement s = c.createStatement()) {
       s.execute("CREATE TABLE effects (k TEXT NOT NULL)");
       s.execute("CREATE TABLE handled (k TEXT NOT NULL)");
@@ -282,9 +290,9 @@ class FailoverTest {
    * and its message handled, once.
    */
   static Findings check(
-      PatroniCluster cluster, Map<String, String> told, FailoverReconciliation producer)
+      PatroniCluster cluster, String db, Map<String, String> told, FailoverReconciliation producer)
       throws SQLException {
-    try (Connection c = cluster.connect("app")) {
+    try (Connection c = cluster.connect(db)) {
       Eventually.await(
           Duration.ofSeconds(120),
           "the worker handling every message",

@@ -1,9 +1,11 @@
 package dev.onceonly.readme;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.FaultReport;
 import dev.onceonly.testing.FaultRun;
 import java.nio.file.Path;
@@ -62,5 +64,45 @@ class FaultRunTest {
     assertThat(report.killPoints()).containsKey("application: after INSERT INTO charges");
     assertThat(report.ok()).isFalse();
     assertThat(report.summary()).contains(" FAILED").contains("duplicated: k-");
+  }
+
+  @Test
+  void aFailoverIsRefusedOnSqliteAndBeyondTheKillsAndATriggerThatThrowsFailsTheRun() {
+    Runnable never = () -> {};
+    FaultRun onSqlite =
+        FaultRun.of(ChargeTarget.class, ChargeTargets.EFFECTS)
+            .file(dir.resolve("store.db"))
+            .failover(never);
+    assertThatThrownBy(onSqlite::run)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("a failover needs a database cluster");
+    assertThat(dir.resolve("store.db")).doesNotExist();
+    String url = EmbeddedPg.url(EmbeddedPg.newDatabase("failover_refused"));
+    FaultRun tooMany =
+        FaultRun.of(ChargeTarget.class, ChargeTargets.EFFECTS)
+            .database(url, EmbeddedPg.properties())
+            .failover(never)
+            .kills(2)
+            .failovers(3);
+    assertThatThrownBy(tooMany::run)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("failovers must be <= kills");
+    assertThatThrownBy(() -> tooMany.failovers(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("failovers must be between 1 and 100");
+    FaultRun throwing =
+        FaultRun.of(ChargeTarget.class, ChargeTargets.EFFECTS)
+            .database(url, EmbeddedPg.properties())
+            .failover(
+                () -> {
+                  throw new IllegalStateException("no cluster here");
+                })
+            .kills(2)
+            .keys(16)
+            .failovers(1);
+    assertThatThrownBy(throwing::run)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("the failover trigger failed")
+        .hasMessageContaining("no cluster here");
   }
 }

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Assumptions;
@@ -52,6 +53,7 @@ public final class PatroniCluster implements AutoCloseable {
   }
 
   private static final Path PATRONI = Path.of("/usr/bin/patroni");
+  private static final Path PATRONICTL = Path.of("/usr/bin/patronictl");
   private static final Path ETCD = Path.of("/usr/bin/etcd");
   private static final Path PG_BIN = Path.of("/usr/lib/postgresql/15/bin");
   private static final String SUPERUSER_PASSWORD = "pg";
@@ -534,6 +536,54 @@ public final class PatroniCluster implements AutoCloseable {
   }
 
   /**
+   * Creates an empty database on the primary, for a test of its own on a shared cluster ({@link
+   * SharedPatroniCluster}).
+   *
+   * @param database a new name, letters, digits and underscores
+   * @return the name
+   * @throws SQLException if the primary refuses it
+   */
+  public String createDatabase(String database) throws SQLException {
+    if (!database.matches("[a-z][a-z0-9_]*")) {
+      throw new IllegalArgumentException("database must match [a-z][a-z0-9_]*: " + database);
+    }
+    try (Connection c = connect("postgres");
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + database);
+    }
+    return database;
+  }
+
+  /**
+   * Fails the cluster over as an operator does, {@code patronictl -c <node's yml> switchover
+   * --force}: the leader hands over to its synchronous standby and rejoins as a standby. Returns
+   * when Patroni says it switched over.
+   *
+   * @return the command line, for a tool that runs it itself
+   */
+  public List<String> switchoverCommand() {
+    return List.of(
+        PATRONICTL.toString(), "-c", nodes.get(0).config().toString(), "switchover", "--force");
+  }
+
+  /**
+   * Runs {@link #switchoverCommand} and waits until a node other than the old leader leads and
+   * takes writes.
+   */
+  public void switchover() {
+    Node old = awaitLeader();
+    try {
+      run(switchoverCommand().toArray(String[]::new));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run patronictl", e);
+    }
+    Eventually.await(
+        READY,
+        "a new leader after the switchover from " + old,
+        () -> leader().filter(n -> n != old && takesWrites(n)).isPresent());
+  }
+
+  /**
    * Returns the application's URL for {@code database}: every node, {@code
    * targetServerType=primary}, as an application behind a failover-aware client connects.
    */
@@ -543,6 +593,14 @@ public final class PatroniCluster implements AutoCloseable {
         + "/"
         + database
         + "?targetServerType=primary&connectTimeout=2&socketTimeout=30&loginTimeout=5";
+  }
+
+  /** {@return the superuser's connection properties, {@code user} and {@code password}} */
+  public static Properties properties() {
+    Properties p = new Properties();
+    p.setProperty("user", "postgres");
+    p.setProperty("password", SUPERUSER_PASSWORD);
+    return p;
   }
 
   /** Opens a connection to the primary's {@code database} as the superuser. */
