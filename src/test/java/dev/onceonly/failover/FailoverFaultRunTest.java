@@ -80,7 +80,7 @@ class FailoverFaultRunTest {
               "--jdbc-url",
               cluster.jdbcUrl(db) + "&user=postgres&password=pg",
               "--failover-command",
-              String.join(" ", cluster.switchoverCommand()),
+              cluster.switchoverCommand(),
               "--failovers",
               "2",
               "--kills",

@@ -556,14 +556,22 @@ public final class PatroniCluster implements AutoCloseable {
 
   /**
    * Fails the cluster over as an operator does, {@code patronictl -c <node's yml> switchover
-   * --force}: the leader hands over to its synchronous standby and rejoins as a standby. Returns
-   * when Patroni says it switched over.
+   * --force}: the leader hands over to its synchronous standby and rejoins as a standby. Patroni
+   * refuses a switchover while the standby still catches up after the last one, and {@code
+   * patronictl} then prints {@code Switchover failed} and exits 0; so the command, a shell line,
+   * runs it again (up to 60 times, a second apart) until it prints {@code Successfully switched
+   * over}, and exits 1 if it never does. A trigger that returned without a switchover would let the
+   * child's waiting transaction commit, and a negative control go uncaught (a run with two
+   * back-to-back switchovers reported {@code duplicates=0} so).
    *
-   * @return the command line, for a tool that runs it itself
+   * @return the shell command line, for a tool that runs it itself with {@code sh -c}
    */
-  public List<String> switchoverCommand() {
-    return List.of(
-        PATRONICTL.toString(), "-c", nodes.get(0).config().toString(), "switchover", "--force");
+  public String switchoverCommand() {
+    String patronictl = PATRONICTL + " -c '" + nodes.get(0).config() + "' switchover --force 2>&1";
+    return "for i in $(seq 60); do out=$("
+        + patronictl
+        + "); echo \"$out\" >&2; case \"$out\" in *'Successfully switched over'*) exit 0;; esac;"
+        + " sleep 1; done; exit 1";
   }
 
   /**
@@ -573,7 +581,7 @@ public final class PatroniCluster implements AutoCloseable {
   public void switchover() {
     Node old = awaitLeader();
     try {
-      run(switchoverCommand().toArray(String[]::new));
+      run("sh", "-c", switchoverCommand());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot run patronictl", e);
     }
