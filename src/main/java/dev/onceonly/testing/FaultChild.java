@@ -52,7 +52,8 @@ import org.sqlite.SQLiteDataSource;
  * n-th time the point of that name comes) or {@code n^} (the n-th point inside a transaction)
  * prints {@code FAILOVER n key name} there and waits for a line on stdin, the cluster failing over
  * meanwhile. Every call that fails is then made again, with a growing pause, for up to {@link
- * #RIDE}, as is opening the store.
+ * #RIDE}, as is opening the store. If the statement or commit it waited before then succeeds on the
+ * same connection, the cluster did not fail over: it prints {@code UNBROKEN name}.
  */
 final class FaultChild {
   private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -78,6 +79,13 @@ final class FaultChild {
   private static String failoverName;
   private static int failoverSeen;
   private static int openPoints;
+
+  /** The transaction a failover stop waited in, until its next statement or commit is sent. */
+  private static volatile Object waitedIn;
+
+  /** The transaction of the point being counted, for {@link #waitedIn}. */
+  private static Object counting;
+
   private static final Set<String> COMMITS = new HashSet<>();
 
   private static Set<Fault> faults = EnumSet.of(Fault.KILL);
@@ -376,6 +384,7 @@ final class FaultChild {
     if (here) {
       faulted = true;
       faultKey = currentKey;
+      waitedIn = counting;
       OUT.println("FAILOVER " + points + " " + currentKey + " " + name);
       try {
         STDIN.readLine(); // the trigger returned; the transaction is still open here
@@ -542,9 +551,24 @@ final class FaultChild {
       String full = connection ? what : text(args);
       String point = step ? tx.name(what, full, end) : null;
       if (step) {
-        point(tx.side + ": before " + point, tx.before(full, connection));
+        synchronized (FaultChild.class) {
+          counting = tx;
+          point(tx.side + ": before " + point, tx.before(full, connection));
+        }
       }
-      Object result = call(target, m, args);
+      Object result;
+      try {
+        result = call(target, m, args);
+      } catch (Throwable failure) {
+        if (step && waitedIn == tx) {
+          waitedIn = null; // the failover broke the connection, as it must
+        }
+        throw failure;
+      }
+      if (step && waitedIn == tx) {
+        waitedIn = null;
+        OUT.println("UNBROKEN " + point); // sent and answered on the same connection: no failover
+      }
       if (step) {
         point(tx.side + ": after " + point, Set.of());
       }

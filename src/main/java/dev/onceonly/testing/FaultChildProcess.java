@@ -197,6 +197,15 @@ final class FaultChildProcess {
         deadline += System.nanoTime() - started; // the trigger's time is not the child's
         String[] parts = line.split(" ", 4);
         faultPoint = FaultReport.FAILOVER + (parts.length > 3 ? parts[3] : "?");
+      } else if (line.startsWith("UNBROKEN ")) {
+        p.destroyForcibly();
+        waitFor(p);
+        throw new IllegalStateException(
+            "the failover trigger returned, but the child's transaction went on on the same"
+                + " connection ("
+                + line.substring(9)
+                + "): the cluster did not fail over, and the run could not find what it aimed at."
+                + " The trigger must return once the failover happened, and throw when it did not");
       } else if (line.startsWith("COMMITPOINT ")) {
         commits.add(line.substring(12));
       } else if (line.startsWith("OPENPOINTS ")) {

@@ -266,8 +266,10 @@ public final class FaultRun {
    * a new primary takes writes (as {@code patronictl switchover --force} does); it is never run
    * twice at once. The URL given to {@link #database} must reach whichever node is primary, such as
    * {@code jdbc:postgresql://h1,h2,h3/db?targetServerType=primary}. A trigger that throws fails the
-   * run with an {@link IllegalStateException}. A child's time, {@link #childTimeout}, does not
-   * count the trigger's.
+   * run with an {@link IllegalStateException}, and so does a trigger that returns without a
+   * failover: the child's waiting transaction then goes on on the same connection, which the run
+   * sees ({@code patronictl} answers a switchover it refuses with exit status 0). A child's time,
+   * {@link #childTimeout}, does not count the trigger's.
    *
    * @param trigger fails the cluster over, such as by running {@code patronictl -c /etc/patroni.yml
    *     switchover --force}

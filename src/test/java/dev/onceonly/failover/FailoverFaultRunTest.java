@@ -1,6 +1,7 @@
 package dev.onceonly.failover;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -61,6 +62,27 @@ class FailoverFaultRunTest {
       assertThat(FailoverTest.count(c, "SELECT count(DISTINCT order_id) FROM charges"))
           .isEqualTo(report.keys());
     }
+  }
+
+  /**
+   * A trigger that returns without failing the cluster over (as {@code patronictl} does, with exit
+   * status 0, when it refuses a switchover) would let the waiting transaction commit and the run
+   * say "clean" of what it never tested: the run sees the connection went on, and fails.
+   */
+  @Test
+  void aTriggerThatDoesNotFailTheClusterOverFailsTheRun(PatroniCluster cluster) throws Exception {
+    String jdbcUrl = cluster.jdbcUrl(cluster.createDatabase("faultrun_no_failover"));
+    Node before = cluster.awaitLeader();
+    FaultRun run =
+        FaultRun.of(ChargeTarget.class, ChargeTargets.EFFECTS)
+            .database(jdbcUrl, PatroniCluster.properties())
+            .failover(() -> {})
+            .kills(4)
+            .parallel(2);
+    assertThatThrownBy(run::run)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("did not fail over");
+    assertThat(cluster.awaitLeader()).isEqualTo(before);
   }
 
   @Test
