@@ -63,10 +63,11 @@ import org.sqlite.SQLiteDataSource;
  * handler runs the client saw; a mismatch is reported loudly. Each run has a fresh file.
  *
  * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
- * -Dbench.main=dev.onceonly.bench.HttpBenchMain -Dbench.args="seconds=5 clients=4 warmup=2"} (each
- * endpoint runs {@code warmup} seconds first, uncounted, for the JIT; {@code
- * cases=plain,tx,replay,queued} chooses the cases, for a profile of one; {@code replayCache=0}
- * turns the plain filter's replay cache off).
+ * -Dbench.main=dev.onceonly.bench.HttpBenchMain -Dbench.args="seconds=5 clients=4"} (every endpoint
+ * first runs {@code warmup=3} seconds at a time, uncounted, pass after pass until the JIT is quiet,
+ * at most {@code warmupPasses=40} passes, and each run prints the JIT's compile time during it;
+ * {@code cases=plain,tx,replay,queued} chooses the cases, for a profile of one; {@code
+ * replayCache=0} turns the plain filter's replay cache off).
  */
 public final class HttpBenchMain {
   private HttpBenchMain() {}
@@ -122,14 +123,9 @@ public final class HttpBenchMain {
         "| case | endpoint | req/s (mean) | run 1 | run 2 | filtered / bare | rows = handler runs |"
             + " load avg (run 1; run 2) |\n|---|---|---:|---:|---:|---:|---|---|\n");
     List<String> mismatches = new ArrayList<>();
-    int warmup = Integer.parseInt(a.getOrDefault("warmup", "2"));
-    for (Path_ p : Path_.values()) {
-      if (p == Path_.QUEUED_DIRECT) {
-        continue; // its warm-up is QUEUED's
-      }
-      System.out.println("warm-up, not counted:");
-      run(p, warmup, clients);
-    }
+    int warmup = Integer.parseInt(a.getOrDefault("warmup", "3"));
+    int maxPasses = Integer.parseInt(a.getOrDefault("warmupPasses", "40"));
+    warmUp(warmup, maxPasses, clients);
     List<Path_> cases = new ArrayList<>();
     for (String c : a.getOrDefault("cases", "plain,tx,replay").split(",")) {
       cases.add(Path_.valueOf(c.trim().toUpperCase(Locale.ROOT)));
@@ -168,6 +164,48 @@ public final class HttpBenchMain {
       System.out.println("COUNT MISMATCH: " + mismatches);
       System.exit(1);
     }
+  }
+
+  /**
+   * Runs every endpoint for {@code seconds}, uncounted, pass after pass, until the JIT is quiet: a
+   * pass in which the compilers worked less than {@value #QUIET_JIT_SHARE} of its wall time (each
+   * run builds a new server, store and client, and C2 keeps compiling for a minute or more on two
+   * cores; figures taken before that measure the compiler). At most {@code maxPasses} passes; a
+   * warm-up that did not settle is said.
+   */
+  static void warmUp(int seconds, int maxPasses, int clients) throws Exception {
+    for (int pass = 1; pass <= maxPasses; pass++) {
+      long jit = jitMillis();
+      long start = System.nanoTime();
+      System.out.println("warm-up pass " + pass + ", not counted:");
+      for (Path_ p : Path_.values()) {
+        if (p != Path_.QUEUED_DIRECT) { // its warm-up is QUEUED's
+          run(p, seconds, clients);
+        }
+      }
+      double wall = (System.nanoTime() - start) / 1e6;
+      long compiled = jitMillis() - jit;
+      System.out.printf(
+          Locale.ROOT,
+          "warm-up pass %d: the JIT compiled for %d ms of %.0f ms (%.1f%%)%n",
+          pass,
+          compiled,
+          wall,
+          100 * compiled / wall);
+      if (compiled < QUIET_JIT_SHARE * wall) {
+        return;
+      }
+    }
+    System.out.println(
+        "WARM-UP DID NOT SETTLE after " + maxPasses + " passes; figures include JIT");
+  }
+
+  /** The share of a pass's wall time under which the JIT counts as quiet. */
+  static final double QUIET_JIT_SHARE = 0.02;
+
+  /** The JIT's total compilation time so far, in ms. */
+  static long jitMillis() {
+    return java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
   }
 
   static String row(
@@ -282,6 +320,7 @@ public final class HttpBenchMain {
       send(client, uri, fixedKey); // the stored response every later request gets
     }
     String load = load();
+    long jit = jitMillis();
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong answers = new AtomicLong();
     ExecutorService pool = Executors.newFixedThreadPool(clients);
@@ -318,13 +357,14 @@ public final class HttpBenchMain {
     Run r = new Run(answers.get() / elapsed, answers.get(), handlerRuns.get(), rows, load, 0, 0);
     System.out.printf(
         Locale.ROOT,
-        "%-8s %8.0f req/s  answers=%d handler runs=%d rows=%d load %s%n",
+        "%-8s %8.0f req/s  answers=%d handler runs=%d rows=%d load %s, JIT %d ms%n",
         target,
         r.rate,
         r.answers,
         r.handlerRuns,
         r.rows,
-        load);
+        load,
+        jitMillis() - jit);
     return r;
   }
 
