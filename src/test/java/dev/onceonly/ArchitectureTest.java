@@ -37,10 +37,14 @@ class ArchitectureTest {
    * <ul>
    *   <li>{@code OnceOnly}: the factory, which wires the stores, the queue and the claims.
    *   <li>{@code Canonicalizer}: delegates to the RFC 8785 writer in {@code internal.jcs}.
+   *   <li>{@code SqliteWriteTurns}: hands out the turn-taking data source of {@code internal.db}.
    * </ul>
    */
   static final Set<String> ALLOWED_INTO_INTERNAL =
-      Set.of("dev.onceonly.OnceOnly", "dev.onceonly.Canonicalizer");
+      Set.of(
+          "dev.onceonly.OnceOnly",
+          "dev.onceonly.Canonicalizer",
+          "dev.onceonly.sql.SqliteWriteTurns");
 
   private static final DescribedPredicate<JavaClass> ALLOWED =
       describe(

@@ -1,5 +1,6 @@
 package dev.onceonly.spring;
 
+import dev.onceonly.sql.SqliteWriteTurns;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -16,6 +17,10 @@ import org.sqlite.SQLiteConnection;
  * data source checks each connection it hands out and, in that state, turns the driver's
  * auto-commit back on, so the next transaction begins for real.
  *
+ * <p>Its connections' transactions also take the file's turn in this process, as {@link
+ * dev.onceonly.sql.SqliteWriteTurns} describes: the application's writers and the store's queue in
+ * memory instead of sleeping in SQLite's busy handler.
+ *
  * <p>The auto-configuration wraps an application's HikariCP pool on a SQLite URL in it; wrap any
  * other pool of SQLite connections yourself ({@code new SqlitePooledDataSource(pool)}). It expects
  * the pool's default of auto-commit on: a connection that is in a transaction is left as it is. See
@@ -30,7 +35,7 @@ public class SqlitePooledDataSource extends DelegatingDataSource {
    * @param pool the pool of SQLite connections
    */
   public SqlitePooledDataSource(DataSource pool) {
-    super(pool);
+    super(SqliteWriteTurns.wrap(pool));
   }
 
   @Override

@@ -27,17 +27,28 @@ final class SqliteDialect implements SqlDialect {
     if (!c.getAutoCommit()) {
       c.setAutoCommit(true); // the driver's implicit deferred BEGIN would defeat IMMEDIATE
     }
-    execute(c, "BEGIN IMMEDIATE");
+    SqliteWriteTurn.enter(c, c); // queue in memory with this process's other writers
+    try {
+      execute(c, "BEGIN IMMEDIATE");
+    } catch (SQLException | RuntimeException e) {
+      SqliteWriteTurn.leave(c, c);
+      throw e;
+    }
   }
 
   @Override
   public void commit(Connection c) throws SQLException {
-    execute(c, "COMMIT");
+    execute(c, "COMMIT"); // a failed commit keeps the turn until its rollback
+    SqliteWriteTurn.leave(c, c);
   }
 
   @Override
   public void rollback(Connection c) throws SQLException {
-    execute(c, "ROLLBACK"); // fails harmlessly (and is attached) if SQLite already rolled back
+    try {
+      execute(c, "ROLLBACK"); // fails harmlessly (and is attached) if SQLite already rolled back
+    } finally {
+      SqliteWriteTurn.leave(c, c);
+    }
   }
 
   @Override
