@@ -9,6 +9,7 @@ import dev.onceonly.http.HandlerTransaction;
 import dev.onceonly.http.IdempotencyFilter;
 import dev.onceonly.http.Route;
 import dev.onceonly.http.ScopeResolver;
+import dev.onceonly.sql.SqliteWriteTurns;
 import dev.onceonly.testing.ThreadTransactions;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
@@ -67,13 +68,18 @@ import org.sqlite.SQLiteDataSource;
  * first runs {@code warmup=3} seconds at a time, uncounted, pass after pass until the JIT is quiet,
  * at most {@code warmupPasses=40} passes, and each run prints the JIT's compile time during it;
  * {@code cases=plain,tx,replay,queued} chooses the cases, for a profile of one; {@code
- * replayCache=0} turns the plain filter's replay cache off).
+ * replayCache=0} turns the plain filter's replay cache off; {@code turns=0} leaves the
+ * application's pool unwrapped by {@link SqliteWriteTurns}, so that its writers sleep in SQLite's
+ * busy handler; {@code turns=ab} compares each endpoint wrapped and unwrapped, A B B A).
  */
 public final class HttpBenchMain {
   private HttpBenchMain() {}
 
   /** The plain filter's replay cache; {@code replayCache=0} measures replays answered by a read. */
   private static long replayCacheBytes;
+
+  /** Whether the application's pool is wrapped in {@link SqliteWriteTurns}; {@code turns=0} not. */
+  private static boolean writeTurns;
 
   /** What a client sends. */
   enum Path_ {
@@ -118,6 +124,12 @@ public final class HttpBenchMain {
         Long.parseLong(
             a.getOrDefault(
                 "replayCache", Long.toString(IdempotencyFilter.DEFAULT_REPLAY_CACHE_BYTES)));
+    writeTurns = !"0".equals(a.getOrDefault("turns", "1"));
+    System.out.println("application pool wrapped in SqliteWriteTurns: " + writeTurns);
+    if ("ab".equals(a.get("turns"))) {
+      compareTurns(a, seconds, clients);
+      return;
+    }
     StringBuilder table = new StringBuilder();
     table.append(
         "| case | endpoint | req/s (mean) | run 1 | run 2 | filtered / bare | rows = handler runs |"
@@ -162,6 +174,65 @@ public final class HttpBenchMain {
     Files.writeString(out, table.toString());
     if (!mismatches.isEmpty()) {
       System.out.println("COUNT MISMATCH: " + mismatches);
+      System.exit(1);
+    }
+  }
+
+  /**
+   * {@code turns=ab}: every endpoint of the chosen cases with the application's pool wrapped in
+   * {@link SqliteWriteTurns} (A) and bare (B), A B B A in one process after the warm-up, so that
+   * the machine's drift over minutes (its disk's fsync rate moves by half) is not charged to
+   * either.
+   */
+  static void compareTurns(Map<String, String> a, int seconds, int clients) throws Exception {
+    warmUp(
+        Integer.parseInt(a.getOrDefault("warmup", "3")),
+        Integer.parseInt(a.getOrDefault("warmupPasses", "40")),
+        clients);
+    StringBuilder table =
+        new StringBuilder(
+            "| endpoint | wrapped req/s (runs) | unwrapped req/s (runs) | wrapped / unwrapped |"
+                + " load avg (first; last) |\n|---|---:|---:|---:|---|\n");
+    List<Path_> endpoints = new ArrayList<>();
+    for (String c : a.getOrDefault("cases", "plain,tx").split(",")) {
+      Path_ guarded = Path_.valueOf(c.trim().toUpperCase(Locale.ROOT));
+      Path_ peer = guarded == Path_.QUEUED ? Path_.QUEUED_DIRECT : Path_.DIRECT;
+      if (!endpoints.contains(peer)) {
+        endpoints.add(peer);
+      }
+      endpoints.add(guarded);
+    }
+    boolean mismatch = false;
+    for (Path_ p : endpoints) {
+      writeTurns = true;
+      Run a1 = run(p, seconds, clients);
+      writeTurns = false;
+      Run b1 = run(p, seconds, clients);
+      Run b2 = run(p, seconds, clients);
+      writeTurns = true;
+      Run a2 = run(p, seconds, clients);
+      mismatch |= !(a1.ok() && b1.ok() && b2.ok() && a2.ok());
+      double wrapped = (a1.rate + a2.rate) / 2;
+      double bare = (b1.rate + b2.rate) / 2;
+      table.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.0f (%.0f, %.0f) | %.0f (%.0f, %.0f) | %.2fx | %s; %s |%n",
+              p.name().toLowerCase(Locale.ROOT),
+              wrapped,
+              a1.rate,
+              a2.rate,
+              bare,
+              b1.rate,
+              b2.rate,
+              wrapped / bare,
+              a1.load,
+              a2.load));
+    }
+    System.out.println();
+    System.out.println(table);
+    if (mismatch) {
+      System.out.println("COUNT MISMATCH");
       System.exit(1);
     }
   }
@@ -233,10 +304,11 @@ public final class HttpBenchMain {
     }
   }
 
-  /** One run: a fresh file, a server, {@code clients} threads sending for {@code seconds}. */
-  static Run run(Path_ target, int seconds, int clients) throws Exception {
-    Path dir = Files.createTempDirectory("onceonly-http-bench");
-    Path file = dir.resolve("bench.db");
+  /**
+   * The application's HikariCP pool on {@code file}: WAL, {@code synchronous=FULL}, transactions
+   * begun {@code IMMEDIATE}, a busy timeout of 30 s.
+   */
+  static HikariDataSource applicationPool(Path file, int size) {
     SQLiteConfig config = new SQLiteConfig();
     config.setJournalMode(SQLiteConfig.JournalMode.WAL);
     config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
@@ -244,11 +316,20 @@ public final class HttpBenchMain {
     config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
     SQLiteDataSource sqlite = new SQLiteDataSource(config);
     sqlite.setUrl("jdbc:sqlite:" + file);
-    // A pool, as an application has one: OnceOnly takes a connection per call.
     HikariConfig pool = new HikariConfig();
     pool.setDataSource(sqlite);
-    pool.setMaximumPoolSize(64);
-    HikariDataSource ds = new HikariDataSource(pool);
+    pool.setMaximumPoolSize(size);
+    return new HikariDataSource(pool);
+  }
+
+  /** One run: a fresh file, a server, {@code clients} threads sending for {@code seconds}. */
+  static Run run(Path_ target, int seconds, int clients) throws Exception {
+    Path dir = Files.createTempDirectory("onceonly-http-bench");
+    Path file = dir.resolve("bench.db");
+    // A pool, as an application has one: OnceOnly takes a connection per call.
+    HikariDataSource hikari = applicationPool(file, 64);
+    // As docs/http.md tells users: the application's writers queue with the store's in memory.
+    DataSource ds = writeTurns ? SqliteWriteTurns.wrap(hikari) : hikari;
     try (Connection c = ds.getConnection()) {
       c.createStatement()
           .execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, amount BIGINT NOT NULL)");
@@ -306,7 +387,7 @@ public final class HttpBenchMain {
         tx.close();
       }
     } finally {
-      ds.close();
+      hikari.close();
     }
   }
 
