@@ -146,6 +146,14 @@ final class MariaDbDialect implements SqlDialect {
 
   @Override
   public void unlockMigrations(Connection c, String prefix) throws SQLException {
+    // Commit before the lock goes: the last script's version row is not yet committed (only DDL
+    // commits implicitly), and an instance taking the lock in between would read the version
+    // before it, run that script again and fail on the row's key (seen: 8 instances opening a new
+    // database at once, "Duplicate entry '12' for key 'PRIMARY'"). Whatever ran up to here is
+    // committed already but for its version rows, which record scripts that did run.
+    try (Statement s = c.createStatement()) {
+      s.execute("COMMIT");
+    }
     try (PreparedStatement ps = c.prepareStatement("SELECT RELEASE_LOCK(?)")) {
       ps.setString(1, migrationLock(prefix));
       ps.executeQuery().close();
