@@ -194,7 +194,7 @@ class DashboardBrowserTest {
     find.findElement(By.name("queue")).sendKeys("mail");
     find.findElement(By.name("key")).sendKeys("m-2");
     find.findElement(By.tagName("button")).click();
-    assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Message");
+    awaitHeading("Message");
     assertThat(browser.findElement(By.id("message")).getText()).contains("m-2", "ben", "DUE");
     screenshot("message.png");
     browser.findElement(By.id("withdraw")).click();
@@ -204,6 +204,27 @@ class DashboardBrowserTest {
     browser.get(server.url("/message?queue=mail&key=m-2"));
     assertThat(browser.findElement(By.tagName("main")).getText()).contains("no message");
     consoleErrors(); // the 404 of a message no longer there
+  }
+
+  /**
+   * Waits for the page whose heading is {@code heading}: a click on a link or a form's button may
+   * return before the browser has left the page it was on.
+   */
+  private void awaitHeading(String heading) {
+    Eventually.await(
+        Duration.ofSeconds(30),
+        "the page headed " + heading,
+        () -> textOf(By.tagName("h1")).equals(heading));
+  }
+
+  /** The text of the first element {@code by} finds, or "" while the page is being replaced. */
+  private String textOf(By by) {
+    try {
+      List<WebElement> found = browser.findElements(by);
+      return found.isEmpty() ? "" : found.get(0).getText();
+    } catch (org.openqa.selenium.StaleElementReferenceException e) {
+      return ""; // the old page went away while it was read
+    }
   }
 
   /**
@@ -247,6 +268,7 @@ class DashboardBrowserTest {
     browser.get(server.url("/dead-letters"));
     assertThat(rowOf("r-1").getText()).contains(hostile);
     rowOf("r-1").findElement(By.linkText("r-1")).click();
+    awaitHeading("Dead letter");
     assertThat(browser.findElement(By.tagName("main")).getText()).contains(hostile);
     assertThat(browser.findElements(By.tagName("script"))).isEmpty();
     assertThat(browser.findElements(By.cssSelector("main img"))).isEmpty();
@@ -262,6 +284,10 @@ class DashboardBrowserTest {
     ((JavascriptExecutor) browser)
         .executeScript("document.querySelectorAll('input[name=csrf]').forEach(e => e.remove());");
     rowOf("r-1").findElement(By.xpath(".//button[text()='Requeue']")).click();
+    Eventually.await(
+        Duration.ofSeconds(30),
+        "the page refusing the action",
+        () -> textOf(By.tagName("body")).contains("nothing changed"));
     assertThat(browser.findElement(By.tagName("body")).getText())
         .contains("CSRF", "nothing changed");
 
