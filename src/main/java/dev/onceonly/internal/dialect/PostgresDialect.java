@@ -117,6 +117,11 @@ final class PostgresDialect implements SqlDialect {
    * distinct priorities from the highest (one index probe each), and for each the due messages are
    * a range of that index in {@code deliver_at, id} order, read lazily until the claim has its
    * count. The oldest-first claim is one range of {@code messages_due}.
+   *
+   * <p>The update finds the picked rows by their keys in an array ({@code id = ANY}), a probe of
+   * the primary key each. Joined to {@code due} instead, the planner took the unknown limit for a
+   * tenth of the table once statistics said the table was large, and hashed every message to join
+   * them: a sequential scan of the whole backlog for each claim.
    */
   @Override
   public String claim(String m, boolean oldestFirst) {
@@ -129,7 +134,7 @@ final class PostgresDialect implements SqlDialect {
         oldestFirst
             ? "WITH "
                 + args
-                + ", due AS (SELECT id, deliver_at AS due_at FROM "
+                + ", due AS (SELECT id FROM "
                 + m
                 + " WHERE queue = "
                 + queue
@@ -147,8 +152,8 @@ final class PostgresDialect implements SqlDialect {
                 + " WHERE queue = "
                 + queue
                 + " AND priority < p.priority ORDER BY priority DESC LIMIT 1) FROM p"
-                + " WHERE p.priority IS NOT NULL), due AS (SELECT d.id, d.due_at FROM p CROSS"
-                + " JOIN LATERAL (SELECT id, deliver_at AS due_at FROM "
+                + " WHERE p.priority IS NOT NULL), due AS (SELECT d.id FROM p CROSS"
+                + " JOIN LATERAL (SELECT id FROM "
                 + m
                 + " WHERE queue = "
                 + queue
@@ -162,9 +167,10 @@ final class PostgresDialect implements SqlDialect {
         + ", claimed AS (UPDATE "
         + m
         + " x SET deliver_at = ?, fence = x.fence + 1, attempts = x.attempts + 1, leased = 1,"
-        + " first_claimed_at = COALESCE(x.first_claimed_at, ?) FROM due WHERE x.id = due.id"
+        + " first_claimed_at = COALESCE(x.first_claimed_at, ?)"
+        + " WHERE x.id = ANY (ARRAY(SELECT id FROM due))"
         + " RETURNING x.id, x.message_key, x.payload, x.payload_ref, x.fence, x.attempts,"
-        + " x.created_at, x.last_error, x.priority, x.traceparent, due.due_at)"
+        + " x.created_at, x.last_error, x.priority, x.traceparent)"
         + " SELECT id, message_key, payload, payload_ref, fence, attempts, created_at, last_error,"
         + " priority, traceparent FROM claimed";
   }
