@@ -299,8 +299,17 @@ public final class Worker implements AutoCloseable {
     return Math.max(1, (threads + 3) / 4);
   }
 
-  /** The most messages one claim takes, and one batched completion acknowledges. */
-  private static final int MAX_CLAIM = 100;
+  /**
+   * The most messages one claim takes: as many as {@link JobQueue#receive} allows, so that a batch
+   * worker with room for several batches fills them in one statement. Each claim costs a walk of
+   * the queue's index past the entries earlier claims left dead (on PostgreSQL until vacuum), so a
+   * larger claim pays that walk for more jobs. A worker of single jobs has room for its threads and
+   * prefetch only, up to about a hundred with the adaptive prefetch.
+   */
+  private static final int MAX_CLAIM = 1000;
+
+  /** The most handled jobs one batched completion acknowledges. */
+  private static final int MAX_COMPLETE = 100;
 
   /**
    * The completing loop: acknowledges the handled jobs (with the work {@link Job#completeLater}
@@ -317,7 +326,7 @@ public final class Worker implements AutoCloseable {
       } catch (InterruptedException e) {
         return; // shut down past the deadline: the jobs' leases run out, then redelivery
       }
-      finishing.drainTo(batch, MAX_CLAIM - 1);
+      finishing.drainTo(batch, MAX_COMPLETE - 1);
       long stops = batch.stream().filter(slot -> slot == STOP).count();
       batch.removeIf(slot -> slot == STOP);
       for (long i = 1; i < stops; i++) {
