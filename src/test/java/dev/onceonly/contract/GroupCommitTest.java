@@ -5,18 +5,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
+import dev.onceonly.events.OnceOnlyEvent;
+import dev.onceonly.sql.SqliteUrls;
+import dev.onceonly.sql.SqliteWriteTurns;
 import dev.onceonly.testing.Db;
+import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.MutableClock;
 import dev.onceonly.testing.Race;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
 
 /**
  * Group commit under contention: 16 threads behind a start gate on one instance, so that steps
@@ -129,6 +138,102 @@ class GroupCommitTest {
     assertThat(Db.count(file, "SELECT COUNT(*) FROM effects WHERE k = 'lone'")).isEqualTo(1);
     assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_receipts WHERE intent_key = 'lone'"))
         .isEqualTo(1);
+  }
+
+  /**
+   * The store's leader begins before it takes its batch: while the application's own transaction
+   * (through {@link SqliteWriteTurns}) holds the file, the leader waits for its turn, and the steps
+   * that queue meanwhile commit with it, in one transaction, once the file is free. Before, the
+   * leader took its batch first: its own step committed alone, and the three that came later in a
+   * second commit ({@code [1, 3]}).
+   */
+  @Test
+  void stepsThatQueueWhileTheLeaderWaitsForTheFileShareItsCommit() throws Exception {
+    Path file = SqliteFiles.file(dir);
+    Db.exec(file, "CREATE TABLE effects (k TEXT NOT NULL)");
+    MutableClock clock = MutableClock.at("2026-01-01T00:00:00Z");
+    List<Integer> commits = new CopyOnWriteArrayList<>();
+    SQLiteConfig config = new SQLiteConfig();
+    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    config.setBusyTimeout(30_000);
+    config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE); // as the docs configure it
+    SQLiteDataSource plain = new SQLiteDataSource(config);
+    plain.setUrl(SqliteUrls.jdbcUrl(file));
+    DataSource app = SqliteWriteTurns.wrap(plain);
+    List<Thread> callers = new ArrayList<>();
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    try (OnceOnly once =
+        SqliteFiles.open(
+            dir,
+            clock,
+            b ->
+                b.listener(
+                    e -> {
+                      if (e instanceof OnceOnlyEvent.GroupCommitted g) {
+                        commits.add(g.steps());
+                      }
+                    }))) {
+      once.receipts() // opens the store's connection before the file is held
+          .execute(IntentKey.of("s", "warm"), "touch", Map.of(), String.class, c -> "warm");
+      once.events().drain(Duration.ofSeconds(10));
+      commits.clear();
+      try (Connection held = app.getConnection()) {
+        held.setAutoCommit(false); // the application's transaction takes the file's turn
+        effect(held, "application", false);
+        for (int i = 0; i < 4; i++) {
+          String key = "k" + i;
+          Thread t =
+              new Thread(
+                  () -> {
+                    try {
+                      once.receipts()
+                          .execute(
+                              IntentKey.of("s", key),
+                              "touch",
+                              Map.of(),
+                              String.class,
+                              c -> effect(c, key, false));
+                    } catch (Throwable e) {
+                      failures.add(e);
+                    }
+                  },
+                  "caller-" + i);
+          t.start();
+          callers.add(t);
+          // The first caller leads and waits for the file; each later one queues behind it.
+          String waitsIn =
+              i == 0 ? "SqliteWriteTurn" : "SingleConnectionDatabase.inWriteTransaction";
+          Eventually.await(
+              Duration.ofSeconds(30),
+              "caller " + i + " waits in " + waitsIn,
+              () -> parkedIn(t, waitsIn));
+        }
+        held.commit();
+        held.setAutoCommit(true); // gives the turn back
+      }
+      for (Thread t : callers) {
+        t.join(60_000);
+      }
+      once.events().drain(Duration.ofSeconds(10));
+    }
+    assertThat(failures).isEmpty();
+    assertThat(commits).containsExactly(4);
+    assertThat(Db.count(file, "SELECT COUNT(*) FROM effects")).isEqualTo(5); // warm wrote none
+    assertThat(Db.count(file, "SELECT COUNT(*) FROM onceonly_receipts WHERE intent_key LIKE 'k%'"))
+        .isEqualTo(4);
+  }
+
+  private static boolean parkedIn(Thread t, String frame) {
+    Thread.State state = t.getState();
+    if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) {
+      return false;
+    }
+    for (StackTraceElement e : t.getStackTrace()) {
+      if ((e.getClassName() + "." + e.getMethodName()).contains(frame)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String effect(java.sql.Connection c, String key, boolean fails)
