@@ -18,12 +18,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>SQLite admits one writer per file, and threads that fight for it with {@code busy_timeout}
  * sleeps collapse throughput. Here threads of one process queue in memory instead, and whichever
- * thread finds the connection free becomes the leader: it begins a {@code BEGIN IMMEDIATE}
- * transaction (waiting, if another writer holds the file, while more steps queue), takes every step
- * waiting at that moment (up to {@code maxBatch}), runs them in that transaction, each under its
- * own savepoint so that one failing step rolls back alone, commits once, and then answers every
- * caller. A lone caller runs its own step at once, with no savepoint, no hand-off and no wait, even
- * with {@code maxWait} set: a leader waits (parked) for more steps only while others are queued and
+ * thread finds the connection free becomes the leader: it takes every step waiting at that moment
+ * (up to {@code maxBatch}), begins one {@code BEGIN IMMEDIATE} transaction (and if it had to wait
+ * for the file, takes the steps that queued meanwhile too), runs them in it, each under its own
+ * savepoint so that one failing step rolls back alone, commits once, and then answers every caller.
+ * A lone caller runs its own step at once, with no savepoint, no hand-off and no wait, even with
+ * {@code maxWait} set: a leader waits (parked) for more steps only while others are queued and
  * still arriving, and never longer than {@code maxWait}. Nothing is answered before its commit.
  * Other processes on the same file still meet at the file lock, once per batch.
  *
@@ -130,12 +130,17 @@ public final class SingleConnectionDatabase extends Database {
   }
 
   /**
-   * Runs one batch of waiting steps; called with the write lock held. The transaction begins before
-   * the batch is taken: beginning may wait for the file (another writer of this process holds its
-   * turn, or another process its lock), and the steps that arrive meanwhile then share this commit
-   * instead of waiting for the next.
+   * Runs one batch of waiting steps; called with the write lock held. Beginning may wait for the
+   * file (another writer of this process holds its turn, or another process its lock): the steps
+   * that queue meanwhile join the batch once the transaction has begun, up to {@code maxBatch},
+   * instead of waiting for the next commit. The wait for company ({@code maxWait}) happens before
+   * the transaction begins, never while this connection holds the file.
    */
   private void lead() {
+    List<Step<?>> batch = drain();
+    if (batch.isEmpty()) {
+      return;
+    }
     Connection c;
     long started = events().enabled() ? System.nanoTime() : 0;
     try {
@@ -143,17 +148,10 @@ public final class SingleConnectionDatabase extends Database {
       begin(c);
     } catch (RuntimeException | SQLException e) {
       dropWriterAfter(e);
-      List<Step<?>> batch = new ArrayList<>();
-      pollInto(batch); // the steps waiting now fail with it; no wait for more
       finishAll(batch, e instanceof SQLException s ? storeError("cannot begin a write", s) : e);
       return;
     }
-    List<Step<?>> batch = drain();
-    if (batch.isEmpty()) {
-      rollback(
-          c, new IllegalStateException("no step to run")); // not reached: see inWriteTransaction
-      return;
-    }
+    pollInto(batch); // those that came while the file was busy
     boolean committed = batch.size() == 1 ? runAlone(c, batch.get(0)) : runGrouped(c, batch);
     if (committed && started != 0) {
       events()
