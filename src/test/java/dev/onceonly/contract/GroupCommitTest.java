@@ -6,12 +6,12 @@ import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
 import dev.onceonly.events.OnceOnlyEvent;
-import dev.onceonly.sql.SqliteUrls;
 import dev.onceonly.sql.SqliteWriteTurns;
 import dev.onceonly.testing.Db;
 import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.MutableClock;
 import dev.onceonly.testing.Race;
+import dev.onceonly.testing.SqliteDataSources;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,7 +25,6 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sqlite.SQLiteConfig;
-import org.sqlite.SQLiteDataSource;
 
 /**
  * Group commit under contention: 16 threads behind a start gate on one instance, so that steps
@@ -141,11 +140,10 @@ class GroupCommitTest {
   }
 
   /**
-   * The store's leader begins before it takes its batch: while the application's own transaction
-   * (through {@link SqliteWriteTurns}) holds the file, the leader waits for its turn, and the steps
-   * that queue meanwhile commit with it, in one transaction, once the file is free. Before, the
-   * leader took its batch first: its own step committed alone, and the three that came later in a
-   * second commit ({@code [1, 3]}).
+   * While the application's own transaction (through {@link SqliteWriteTurns}) holds the file, the
+   * store's leader waits for its turn, and the steps that queue meanwhile join its batch once it
+   * has begun: one commit for the four. Before, the leader's batch was fixed before it began: its
+   * own step committed alone, and the three that came later in a second commit ({@code [1, 3]}).
    */
   @Test
   void stepsThatQueueWhileTheLeaderWaitsForTheFileShareItsCommit() throws Exception {
@@ -153,13 +151,9 @@ class GroupCommitTest {
     Db.exec(file, "CREATE TABLE effects (k TEXT NOT NULL)");
     MutableClock clock = MutableClock.at("2026-01-01T00:00:00Z");
     List<Integer> commits = new CopyOnWriteArrayList<>();
-    SQLiteConfig config = new SQLiteConfig();
-    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-    config.setBusyTimeout(30_000);
-    config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE); // as the docs configure it
-    SQLiteDataSource plain = new SQLiteDataSource(config);
-    plain.setUrl(SqliteUrls.jdbcUrl(file));
-    DataSource app = SqliteWriteTurns.wrap(plain);
+    DataSource app =
+        SqliteWriteTurns.wrap(
+            SqliteDataSources.wal(file, SQLiteConfig.TransactionMode.IMMEDIATE, 30_000));
     List<Thread> callers = new ArrayList<>();
     List<Throwable> failures = new CopyOnWriteArrayList<>();
     try (OnceOnly once =
@@ -213,6 +207,7 @@ class GroupCommitTest {
       }
       for (Thread t : callers) {
         t.join(60_000);
+        assertThat(t.isAlive()).as(t.getName() + " still running after 60 s").isFalse();
       }
       once.events().drain(Duration.ofSeconds(10));
     }

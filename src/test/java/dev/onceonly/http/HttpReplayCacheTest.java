@@ -7,6 +7,7 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.testing.Db;
 import dev.onceonly.testing.MutableClock;
 import dev.onceonly.testing.Race;
+import dev.onceonly.testing.SqliteDataSources;
 import dev.onceonly.testing.ThreadTransactions;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -42,13 +43,7 @@ class HttpReplayCacheTest {
   }
 
   SQLiteDataSource dataSource() {
-    SQLiteConfig config = new SQLiteConfig();
-    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-    config.setBusyTimeout(30_000);
-    config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
-    SQLiteDataSource ds = new SQLiteDataSource(config);
-    ds.setUrl("jdbc:sqlite:" + file());
-    return ds;
+    return SqliteDataSources.wal(file(), SQLiteConfig.TransactionMode.IMMEDIATE, 30_000);
   }
 
   <T extends AutoCloseable> T kept(T closeable) {

@@ -7,6 +7,7 @@ import dev.onceonly.CanonicalizationException;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.SchemaVersionException;
+import dev.onceonly.testing.SqliteDataSources;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -45,13 +46,7 @@ class OnceOnlyAutoConfigurationTest {
           .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class));
 
   static SQLiteDataSource sqlite(Path file, SQLiteConfig.TransactionMode mode) {
-    SQLiteConfig config = new SQLiteConfig();
-    config.setTransactionMode(mode);
-    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-    config.setBusyTimeout(10_000);
-    SQLiteDataSource ds = new SQLiteDataSource(config);
-    ds.setUrl("jdbc:sqlite:" + file);
-    return ds;
+    return SqliteDataSources.wal(file, mode, 10_000);
   }
 
   /**
