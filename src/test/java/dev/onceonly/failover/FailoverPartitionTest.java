@@ -17,6 +17,8 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -160,7 +162,7 @@ class FailoverPartitionTest {
     private final PatroniCluster cluster;
     private final Node old;
     private volatile Node promoted;
-    private volatile boolean stopping;
+    private final CountDownLatch stopping = new CountDownLatch(1);
     private final Thread thread = new Thread(this::run, "partition-watch");
 
     Watch(PatroniCluster cluster, Node old) {
@@ -179,12 +181,12 @@ class FailoverPartitionTest {
     }
 
     void stop() throws InterruptedException {
-      stopping = true;
+      stopping.countDown(); // wakes the watcher between polls
       thread.join();
     }
 
     private void run() {
-      while (!stopping) {
+      while (stopping.getCount() > 0) {
         if (cluster.takesWrites(old)) {
           lastPrimary.set(System.nanoTime());
         }
@@ -198,7 +200,9 @@ class FailoverPartitionTest {
           }
         }
         try {
-          Thread.sleep(100); // the polling period, not a wait for a condition
+          if (stopping.await(100, TimeUnit.MILLISECONDS)) {
+            return; // asked to stop: no need to wait out the polling period
+          }
         } catch (InterruptedException e) {
           return;
         }

@@ -9,6 +9,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One instance for {@link LimitProcessesTest}: workers on the queue {@code limited}, declared with
@@ -42,6 +43,7 @@ public final class LimitProcessMain {
     String worker = args.required("worker");
     boolean partitioned = Boolean.parseBoolean(args.get("partitioned", "false"));
     CountDownLatch go = new CountDownLatch(1);
+    CountDownLatch closing = new CountDownLatch(1);
     Handler handler =
         job -> {
           String key = job.lease().key();
@@ -51,7 +53,9 @@ public final class LimitProcessMain {
             System.out.println("held " + worker);
             go.await();
           }
-          Thread.sleep(20);
+          // 20 ms of work, so that jobs overlap and a leaked lease would show; a closing process
+          // does not wait it out.
+          closing.await(20, TimeUnit.MILLISECONDS);
           System.out.println("end " + tag + System.nanoTime());
           job.completeWith(tx -> ChildStore.run(tx, job.lease().key(), worker));
         };
@@ -71,6 +75,7 @@ public final class LimitProcessMain {
       go.countDown();
       try (Worker wide = worker(once, handler, 4)) {
         ChildStore.untilStdinCloses();
+        closing.countDown(); // the handlers in flight finish at once, before the workers close
       }
     }
   }
