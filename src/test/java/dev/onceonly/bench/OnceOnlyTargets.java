@@ -22,13 +22,16 @@ import javax.sql.DataSource;
 
 /**
  * The OnceOnly sides of {@link WorkerBenchMain}, through the public API only: the {@link Worker},
- * the batched loop a user could write on {@link JobQueue#receive}, and, as the floor on PostgreSQL,
- * a raw JDBC {@code FOR UPDATE SKIP LOCKED} loop doing the same batched work.
+ * the batched loop a user could write on {@link JobQueue#receive}, as the floor on PostgreSQL a raw
+ * JDBC {@code FOR UPDATE SKIP LOCKED} loop doing the same batched work, and as the floor of jobs
+ * sent and worked one by one on SQLite a raw JDBC loop of one commit per send and one per job.
  */
 final class OnceOnlyTargets {
   static final String QUEUE = "jobs";
   static final int BATCH = 100;
   static final Duration LEASE = Duration.ofSeconds(60);
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private OnceOnlyTargets() {}
 
@@ -300,7 +303,6 @@ final class OnceOnlyTargets {
    * insert their rows, delete them, commit.
    */
   static final class RawSkipLockedTarget implements WorkerBenchTarget {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
     private final DataSource pool;
     private final int workers;
     private final List<Thread> threads = new ArrayList<>();
@@ -414,6 +416,108 @@ final class OnceOnlyTargets {
         rs.next();
         return rs.getLong(1);
       }
+    }
+  }
+
+  /**
+   * The floor of a job sent alone and worked alone on SQLite: raw JDBC, one commit to queue a job
+   * (an auto-commit {@code INSERT} on a pooled connection) and one commit to work it (its row in
+   * {@code done} and the job's {@code DELETE} in one transaction), on one worker thread with its
+   * own connection. Two commits a job, each on its own connection, as a user's hand-written table
+   * queue would do; nothing is shared between them.
+   */
+  static final class RawOneByOneTarget implements WorkerBenchTarget {
+    private final WorkerBenchStore store;
+    private final DataSource pool;
+    private Thread thread;
+    private volatile boolean running;
+
+    RawOneByOneTarget(WorkerBenchStore store, int workers) throws SQLException {
+      if (!store.kind.sqlite() || workers != 1) {
+        throw new IllegalArgumentException("the one-by-one floor is SQLite with one worker");
+      }
+      this.store = store;
+      this.pool = store.pool(8);
+      try (Connection c = store.connect()) {
+        BenchDb.exec(
+            c,
+            "CREATE TABLE raw_jobs (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                + " job_key TEXT NOT NULL UNIQUE, payload TEXT NOT NULL)");
+      }
+    }
+
+    @Override
+    public void prefill(int n) {
+      throw new UnsupportedOperationException("the one-by-one floor is a live baseline only");
+    }
+
+    @Override
+    public void send(String key) throws Exception {
+      try (Connection c = pool.getConnection();
+          PreparedStatement ps =
+              c.prepareStatement("INSERT INTO raw_jobs (job_key, payload) VALUES (?, ?)")) {
+        ps.setString(1, key);
+        ps.setString(2, MAPPER.writeValueAsString(payload(key)));
+        ps.executeUpdate();
+      }
+    }
+
+    @Override
+    public void start(Sink sink) {
+      running = true;
+      thread = new Thread(() -> loop(sink), "bench-raw-one-by-one");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private void loop(Sink sink) {
+      // The read is outside the transaction: a deferred transaction that read before the
+      // producer's commit could not write after it (SQLITE_BUSY_SNAPSHOT). One worker, so the job
+      // read is still there when the transaction deletes it.
+      try (Connection c = store.connect();
+          PreparedStatement next =
+              c.prepareStatement("SELECT id, job_key, payload FROM raw_jobs ORDER BY id LIMIT 1");
+          PreparedStatement insert = c.prepareStatement("INSERT INTO done (job_key) VALUES (?)");
+          PreparedStatement delete = c.prepareStatement("DELETE FROM raw_jobs WHERE id = ?")) {
+        while (running) {
+          long id;
+          String key;
+          try (ResultSet rs = next.executeQuery()) {
+            if (!rs.next()) {
+              LockSupport.parkNanos(100_000);
+              continue;
+            }
+            id = rs.getLong(1);
+            key = rs.getString(2);
+            MAPPER.readTree(rs.getString(3));
+          }
+          sink.started(key);
+          c.setAutoCommit(false);
+          insert.setString(1, key);
+          insert.executeUpdate();
+          delete.setLong(1, id);
+          delete.executeUpdate();
+          c.commit();
+          c.setAutoCommit(true);
+          sink.done();
+        }
+      } catch (Exception e) {
+        sink.failed(e);
+      }
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+      running = false;
+      if (thread != null) {
+        thread.join();
+        thread = null;
+      }
+    }
+
+    @Override
+    public long queued() throws SQLException {
+      return store.count("SELECT COUNT(*) FROM raw_jobs");
     }
   }
 }

@@ -142,6 +142,8 @@ public final class WorkerBenchMain {
       new Sut("OnceOnly batched loop (receive 100)", OnceOnlyTargets.BatchedTarget::new);
   static final Sut RAW =
       new Sut("raw JDBC SKIP LOCKED (100)", OnceOnlyTargets.RawSkipLockedTarget::new);
+  static final Sut RAW_ONE_BY_ONE =
+      new Sut("raw JDBC, a commit per send and per job", OnceOnlyTargets.RawOneByOneTarget::new);
 
   static List<Case> cases() {
     List<Sut> peers = List.of(ONCEONLY, ONCEONLY_LATER, DB_SCHEDULER, JOBRUNR);
@@ -168,6 +170,14 @@ public final class WorkerBenchMain {
         new Case(Kind.POSTGRES, Shape.LIVE, 4, 1, peers),
         new Case(Kind.POSTGRES, Shape.LIVE, 4, 8, peers),
         new Case(Kind.SQLITE_FULL, Shape.LATENCY, 0, 1, List.of(ONCEONLY, DB_SCHEDULER)),
+        // End to end one by one: one producer sending a job per call, one worker thread, against
+        // the floor of two commits a job (the raw loop) and db-scheduler.
+        new Case(
+            Kind.SQLITE_FULL,
+            Shape.LIVE,
+            1,
+            1,
+            List.of(ONCEONLY, RAW_ONE_BY_ONE, ONCEONLY_LATER, DB_SCHEDULER)),
         // The batch handler against db-scheduler alone, A B B A: its own cases, named "batch".
         new Case(Kind.SQLITE_FULL, Shape.DRAIN, 0, 4, List.of(ONCEONLY_BATCH, DB_SCHEDULER)),
         new Case(Kind.POSTGRES, Shape.DRAIN, 0, 8, List.of(ONCEONLY_BATCH, DB_SCHEDULER)),
