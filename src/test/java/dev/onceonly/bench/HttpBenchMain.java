@@ -50,9 +50,10 @@ import org.sqlite.SQLiteDataSource;
 
 /**
  * Requests per second through {@link IdempotencyFilter} against the same endpoint without it, in
- * one run, on a real Jetty server with {@code java.net.http.HttpClient} clients. The handler writes
- * one row ({@code payments(id TEXT PRIMARY KEY, amount BIGINT)}) to a SQLite file in WAL with
- * {@code synchronous=FULL}, in a transaction of its own when no filter gave it one.
+ * one run, on a real Jetty server driven by {@link RawHttpClient}, one keep-alive connection per
+ * client thread ({@code client=jdk}: {@code java.net.http.HttpClient}). The handler writes one row
+ * ({@code payments(id TEXT PRIMARY KEY, amount BIGINT)}) to a SQLite file in WAL with {@code
+ * synchronous=FULL}, in a transaction of its own when no filter gave it one.
  *
  * <p>Cases, each against the bare endpoint in the order A B B A (a figure is the mean of its two
  * runs, the load average printed with each): <b>plain</b> (new key per request, the plain mode on a
@@ -125,6 +126,8 @@ public final class HttpBenchMain {
             a.getOrDefault(
                 "replayCache", Long.toString(IdempotencyFilter.DEFAULT_REPLAY_CACHE_BYTES)));
     writeTurns = !"0".equals(a.getOrDefault("turns", "1"));
+    jdkClient = "jdk".equals(a.getOrDefault("client", "raw"));
+    System.out.println("client: " + (jdkClient ? "java.net.http.HttpClient" : "RawHttpClient"));
     System.out.println("application pool wrapped in SqliteWriteTurns: " + writeTurns);
     if ("ab".equals(a.get("turns"))) {
       compareTurns(a, seconds, clients);
@@ -398,7 +401,9 @@ public final class HttpBenchMain {
     URI uri = URI.create("http://localhost:" + port + target.path);
     String fixedKey = "replay-" + UUID.randomUUID();
     if (target == Path_.REPLAY) {
-      send(client, uri, fixedKey); // the stored response every later request gets
+      try (Sender first = sender(client, uri)) {
+        first.send(fixedKey); // the stored response every later request gets
+      }
     }
     String load = load();
     long jit = jitMillis();
@@ -412,13 +417,15 @@ public final class HttpBenchMain {
       running.add(
           pool.submit(
               () -> {
-                while (!stop.get()) {
-                  String key = target == Path_.REPLAY ? fixedKey : UUID.randomUUID().toString();
-                  int status = send(client, uri, key);
-                  if (status != 201) {
-                    throw new IllegalStateException("status " + status);
+                try (Sender sender = sender(client, uri)) {
+                  while (!stop.get()) {
+                    String key = target == Path_.REPLAY ? fixedKey : UUID.randomUUID().toString();
+                    int status = sender.send(key);
+                    if (status != 201) {
+                      throw new IllegalStateException("status " + status);
+                    }
+                    answers.incrementAndGet();
                   }
-                  answers.incrementAndGet();
                 }
                 return null;
               }));
@@ -448,8 +455,47 @@ public final class HttpBenchMain {
         r.rows,
         load,
         jitMillis() - jit,
-        retried == 0 ? "" : ", sent again after the JDK client's race: " + retried);
+        retried == 0 ? "" : ", sent again on a new connection: " + retried);
     return r;
+  }
+
+  /** One client thread's way of sending the bench's request. */
+  interface Sender extends AutoCloseable {
+    /** Sends the request under {@code key}; returns the answer's status. */
+    int send(String key) throws Exception;
+
+    @Override
+    default void close() {}
+  }
+
+  /** {@code client=raw} (the default: {@link RawHttpClient}) or {@code client=jdk}. */
+  private static boolean jdkClient;
+
+  private static final byte[] BODY = "{\"amount\": 1250}".getBytes(StandardCharsets.UTF_8);
+
+  static Sender sender(HttpClient client, URI uri) {
+    if (jdkClient) {
+      return key -> send(client, uri, key);
+    }
+    RawHttpClient raw = new RawHttpClient(uri.getHost(), uri.getPort());
+    return new Sender() {
+      @Override
+      public int send(String key) throws Exception {
+        return raw.post(
+            uri.getPath(),
+            BODY,
+            CLIENT_RETRIES::incrementAndGet,
+            "Content-Type",
+            "application/json",
+            IdempotencyFilter.KEY_HEADER,
+            key);
+      }
+
+      @Override
+      public void close() {
+        raw.close();
+      }
+    };
   }
 
   static int send(HttpClient client, URI uri, String key) throws Exception {
