@@ -65,6 +65,15 @@ final class BenchDb {
     }
   }
 
+  /** The one number a {@code SELECT COUNT(*)} query answers. */
+  static long count(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
   static void delete(Path file) {
     try (Stream<Path> files = Files.list(file.getParent())) {
       files.sorted(Comparator.reverseOrder()).forEach(BenchDb::deleteQuietly);
