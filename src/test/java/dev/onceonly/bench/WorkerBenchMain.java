@@ -260,7 +260,9 @@ public final class WorkerBenchMain {
           System.out.println("!!!!!!!! " + m);
         }
       }
-      double ours = mean(runs.get(c.systems().get(0)));
+      // The case's first system is the one compared; skipped, the ratios say NaN.
+      List<Run> first = runs.get(c.systems().get(0));
+      double ours = first == null ? Double.NaN : mean(first);
       for (Map.Entry<Sut, List<Run>> e : runs.entrySet()) {
         List<Run> rs = e.getValue();
         if (c.shape() == Shape.LATENCY) {
