@@ -13,7 +13,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -83,6 +86,7 @@ class PostgresDialectTest {
   @Test
   void aStepThatKeepsFailingGivesUpWithTheEarlierFailuresAttached() {
     AtomicInteger runs = new AtomicInteger();
+    List<Long> starts = new CopyOnWriteArrayList<>();
     try (OnceOnly once = pg.builder().build()) {
       assertThatThrownBy(
               () ->
@@ -93,6 +97,7 @@ class PostgresDialectTest {
                           Map.of(),
                           Integer.class,
                           c -> {
+                            starts.add(System.nanoTime());
                             runs.incrementAndGet();
                             abortAsSerializationFailure(c);
                             return 0;
@@ -106,6 +111,13 @@ class PostgresDialectTest {
     }
     assertThat(runs).hasValue(5);
     assertThat(pg.count("SELECT COUNT(*) FROM onceonly_receipts")).isZero();
+    // Each run again came after a pause that grows: at least 1, 2, 4 and 8 ms after the last began
+    // (a run that fails at once takes a round trip or two; without the pauses these gaps are that).
+    for (int i = 1; i < starts.size(); i++) {
+      assertThat(starts.get(i) - starts.get(i - 1))
+          .as("from run %d to run %d", i, i + 1)
+          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(1L << (i - 1)));
+    }
   }
 
   private static void insert(Connection c, String note) throws SQLException {
