@@ -24,8 +24,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * new key then a repeated step on a known one) and the queue workload (one thread: send ten,
  * receive them, acknowledge them in one batch), each on a store without a listener (A) and on a
  * store with {@link OnceOnlyMetrics} on a {@code SimpleMeterRegistry} and its gauges sampled every
- * second (B), in the order A B B A, so that a drift of the shared machine falls on both alike.
- * Prints each phase's rate, the load average before and after, and B's rate relative to A's.
+ * second (B; {@code gaugeSeconds=N} samples every N seconds instead, {@code gaugeSeconds=3600}
+ * leaves the gauges out of a run), in the order A B B A, so that a drift of the shared machine
+ * falls on both alike. Prints each phase's rate, the load average before and after, and B's rate
+ * relative to A's.
  *
  * <pre>
  * mvn -B -Pbench test-compile exec:exec -Dbench.main=dev.onceonly.bench.MetricsOverheadMain \
@@ -37,9 +39,12 @@ public final class MetricsOverheadMain {
 
   public static void main(String[] args) throws Exception {
     int seconds = 5;
+    long gaugeSeconds = 1;
     for (String a : args) {
       if (a.startsWith("seconds=")) {
         seconds = Integer.parseInt(a.substring(8));
+      } else if (a.startsWith("gaugeSeconds=")) {
+        gaugeSeconds = Long.parseLong(a.substring(13));
       }
     }
     System.out.println("load average before: " + load());
@@ -56,7 +61,8 @@ public final class MetricsOverheadMain {
                   .busyTimeout(Duration.ofSeconds(60))
                   .listener(metrics)
                   .build();
-          StoreGauges gauges = StoreGauges.of(metered.maintenance(), Duration.ofSeconds(1))) {
+          StoreGauges gauges =
+              StoreGauges.of(metered.maintenance(), Duration.ofSeconds(gaugeSeconds))) {
         metrics.bindDropped(metered.events());
         gauges.bindTo(registry);
         prepare(plain);
