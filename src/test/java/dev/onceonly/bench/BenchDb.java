@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -68,7 +69,7 @@ final class BenchDb {
   /** The one number a {@code SELECT COUNT(*)} query answers. */
   static long count(Connection c, String sql) throws SQLException {
     try (Statement s = c.createStatement();
-        java.sql.ResultSet rs = s.executeQuery(sql)) {
+        ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
     }

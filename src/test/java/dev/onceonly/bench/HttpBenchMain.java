@@ -397,7 +397,8 @@ public final class HttpBenchMain {
   static Run drive(
       Path_ target, int port, int seconds, int clients, AtomicLong handlerRuns, DataSource ds)
       throws Exception {
-    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    HttpClient client =
+        jdkClient ? HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build() : null;
     URI uri = URI.create("http://localhost:" + port + target.path);
     String fixedKey = "replay-" + UUID.randomUUID();
     if (target == Path_.REPLAY) {

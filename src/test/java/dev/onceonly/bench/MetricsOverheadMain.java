@@ -38,15 +38,9 @@ public final class MetricsOverheadMain {
   private MetricsOverheadMain() {}
 
   public static void main(String[] args) throws Exception {
-    int seconds = 5;
-    long gaugeSeconds = 1;
-    for (String a : args) {
-      if (a.startsWith("seconds=")) {
-        seconds = Integer.parseInt(a.substring(8));
-      } else if (a.startsWith("gaugeSeconds=")) {
-        gaugeSeconds = Long.parseLong(a.substring(13));
-      }
-    }
+    Map<String, String> arguments = WorkerBenchMain.arguments(args);
+    int seconds = Integer.parseInt(arguments.getOrDefault("seconds", "5"));
+    long gaugeSeconds = Long.parseLong(arguments.getOrDefault("gaugeSeconds", "1"));
     System.out.println("load average before: " + load());
     for (String workload : List.of("receipts", "queue")) {
       Path plainFile = BenchDb.newFile();

@@ -6,7 +6,6 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
@@ -420,11 +419,7 @@ public final class ReceiptsBenchMain {
   }
 
   private static long count(Connection c, String table) throws SQLException {
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return BenchDb.count(c, "SELECT count(*) FROM " + table);
   }
 
   /** OnceOnly's step, as {@link ReceiptBenchmark} calls it. */

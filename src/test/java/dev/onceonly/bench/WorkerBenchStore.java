@@ -8,9 +8,7 @@ import dev.onceonly.testing.MariaDbServer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -133,11 +131,8 @@ final class WorkerBenchStore implements AutoCloseable {
   }
 
   long count(String sql) throws SQLException {
-    try (Connection c = connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
+    try (Connection c = connect()) {
+      return BenchDb.count(c, sql);
     }
   }
 

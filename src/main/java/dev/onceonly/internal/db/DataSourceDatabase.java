@@ -48,16 +48,15 @@ public final class DataSourceDatabase extends Database {
           earlier.forEach(e::addSuppressed);
           throw e;
         }
-        earlier.add(e);
         try {
-          TimeUnit.NANOSECONDS.sleep(pauseNanos(earlier.size()));
+          TimeUnit.NANOSECONDS.sleep(pauseNanos(earlier.size() + 1));
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
-          earlier.remove(earlier.size() - 1);
           earlier.forEach(e::addSuppressed);
           e.addSuppressed(interrupted);
           throw e;
         }
+        earlier.add(e);
       }
     }
   }
