@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * Checks an operation's arguments before anything is written (its schema: which members, which
- * types, which ranges). Registered per operation with {@link OnceOnly.Builder#validator}. A check
+ * types, which ranges). Registered per operation with {@link OnceOnlyBuilder#validator}. A check
  * that needs the key as well belongs in a {@link RequestValidator} ({@link
- * OnceOnly.Builder#operation}).
+ * OnceOnlyBuilder#operation}).
  *
  * <p>A validator sees the arguments in their RFC 8785 canonical form, read back with a plain
  * Jackson {@code ObjectMapper}, never the caller's own tree: the same request reaches the store

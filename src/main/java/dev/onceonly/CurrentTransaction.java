@@ -5,7 +5,7 @@ import java.sql.Connection;
 /**
  * Finds the transaction the calling thread is already in, so that calls made without a {@link
  * Connection} take part in it: the seam a transaction manager (Spring's, for instance, in {@code
- * dev.onceonly.spring}) plugs into {@link OnceOnly.Builder#currentTransaction}.
+ * dev.onceonly.spring}) plugs into {@link OnceOnlyBuilder#currentTransaction}.
  *
  * <p>The calls that have a form taking the caller's connection look here first: {@link
  * ReceiptStore#execute(IntentKey, String, Object, Class, Effect) receipts().execute}, {@link

@@ -2,7 +2,7 @@ package dev.onceonly;
 
 /**
  * The server a store writes to may lose commits it has answered, and the store was built to refuse
- * that ({@link OnceOnly.Builder#requireSynchronousReplication}). Nothing was written; the message
+ * that ({@link OnceOnlyBuilder#requireSynchronousReplication}). Nothing was written; the message
  * names the settings read and what may be lost.
  */
 public class DurabilityException extends OnceOnlyException {

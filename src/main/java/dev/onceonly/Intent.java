@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param arguments the arguments in canonical form
  * @param registeredAt when it was registered
  * @param traceparent the W3C {@code traceparent} of the thread that registered it, when the store
- *     has a {@link TraceContext} ({@code OnceOnly.Builder#traceContext}); null otherwise, and for
+ *     has a {@link TraceContext} ({@code OnceOnlyBuilder#traceContext}); null otherwise, and for
  *     intents registered before schema version 11. A reconciliation can link its work to the
  *     request that recorded the intent.
  */

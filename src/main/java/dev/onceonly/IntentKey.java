@@ -8,7 +8,7 @@ import java.util.Objects;
  * <p>The scope (owner, tenant) must come from the caller's authenticated identity, never from the
  * payload: the same key under two scopes is two intents. The key stays the same across every retry
  * of the intention. Which characters and lengths are allowed is checked by the store (see {@link
- * OnceOnly.Builder#keyPattern}, or an operation's own, {@link OperationRules.Builder#keyPattern}),
+ * OnceOnlyBuilder#keyPattern}, or an operation's own, {@link OperationRules.Builder#keyPattern}),
  * which also refuses control characters and unpaired surrogates whatever the pattern; this record
  * only refuses nulls.
  *

@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Rules of one operation, set with {@link OnceOnly.Builder#operation}: a key pattern of its own
+ * Rules of one operation, set with {@link OnceOnlyBuilder#operation}: a key pattern of its own
  * instead of the instance's, a {@link RequestValidator} that sees the key as well as the arguments,
  * and whether a step runs only for a registered intent. Operations without rules keep the
  * instance's settings.
@@ -62,7 +62,7 @@ public final class OperationRules {
 
     /**
      * Sets the pattern every key of this operation must match entirely, instead of the instance's
-     * {@link OnceOnly.Builder#keyPattern}. Control characters and unpaired surrogates are refused
+     * {@link OnceOnlyBuilder#keyPattern}. Control characters and unpaired surrogates are refused
      * whatever it allows. Lookups by key alone ({@code find}) accept a key that the instance's
      * pattern or any operation's pattern admits.
      *
@@ -77,7 +77,7 @@ public final class OperationRules {
 
     /**
      * Sets a check of the whole request (key and canonical arguments), run before anything is
-     * written, after the operation's {@link OnceOnly.Builder#validator arguments validator} if one
+     * written, after the operation's {@link OnceOnlyBuilder#validator arguments validator} if one
      * is set.
      *
      * @param validator the check

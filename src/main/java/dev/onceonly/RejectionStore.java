@@ -5,8 +5,8 @@ import java.util.List;
 /**
  * Keeps messages that cannot be processed (bad schema, a body that does not match its registered
  * intent) before they are acknowledged, so that nothing is lost silently. Bounded: the reason is
- * cut to {@link OnceOnly.Builder#rejectionReasonChars} characters and the body to an excerpt of
- * {@link OnceOnly.Builder#rejectionBodyBytes} UTF-8 bytes, so a hostile message cannot fill the
+ * cut to {@link OnceOnlyBuilder#rejectionReasonChars} characters and the body to an excerpt of
+ * {@link OnceOnlyBuilder#rejectionBodyBytes} UTF-8 bytes, so a hostile message cannot fill the
  * disk. Idempotent per delivery id. Thread-safe.
  */
 public interface RejectionStore {

@@ -36,6 +36,7 @@ class ArchitectureTest {
    *
    * <ul>
    *   <li>{@code OnceOnly}: the factory, which wires the stores, the queue and the claims.
+   *   <li>{@code OnceOnlyBuilder}: its builder, which opens the database and the store's context.
    *   <li>{@code Canonicalizer}: delegates to the RFC 8785 writer in {@code internal.jcs}.
    *   <li>{@code SqliteWriteTurns}: hands out the turn-taking data source of {@code internal.db}.
    * </ul>
@@ -43,6 +44,7 @@ class ArchitectureTest {
   static final Set<String> ALLOWED_INTO_INTERNAL =
       Set.of(
           "dev.onceonly.OnceOnly",
+          "dev.onceonly.OnceOnlyBuilder",
           "dev.onceonly.Canonicalizer",
           "dev.onceonly.sql.SqliteWriteTurns");
 
@@ -80,7 +82,10 @@ class ArchitectureTest {
 
   private static final DescribedPredicate<JavaClass> FACTORY =
       describe(
-          "OnceOnly, the factory", c -> outermost(c).getName().equals("dev.onceonly.OnceOnly"));
+          "OnceOnly, the factory, and its builder",
+          c ->
+              outermost(c).getName().equals("dev.onceonly.OnceOnly")
+                  || outermost(c).getName().equals("dev.onceonly.OnceOnlyBuilder"));
 
   private static final DescribedPredicate<JavaClass> QUEUE_OR_CLAIMS =
       describe(

@@ -32,7 +32,7 @@ class OnceOnlyBuilderTest {
         Arguments.of("tombstoneRetention", negative, "tombstoneRetention must be >= 0"));
   }
 
-  static Consumer<Duration> setter(OnceOnly.Builder b, String name) {
+  static Consumer<Duration> setter(OnceOnlyBuilder b, String name) {
     return switch (name) {
       case "resultRetention" -> b::resultRetention;
       case "busyTimeout" -> b::busyTimeout;
@@ -55,7 +55,7 @@ class OnceOnlyBuilderTest {
 
   @Test
   void zeroTombstoneRetentionAndTheSmallestPositiveDurationsAreAccepted() {
-    OnceOnly.Builder b = OnceOnly.builder();
+    OnceOnlyBuilder b = OnceOnly.builder();
     assertThat(b.tombstoneRetention(Duration.ZERO)).isSameAs(b);
     assertThat(b.resultRetention(Duration.ofMillis(1))).isSameAs(b);
     assertThat(b.busyTimeout(Duration.ofMillis(1))).isSameAs(b);
@@ -64,7 +64,7 @@ class OnceOnlyBuilderTest {
   @Test
   void aCurrentTransactionNeedsADataSourceAndNothingIsOpened() {
     Path file = dir.resolve("joined.db");
-    OnceOnly.Builder b =
+    OnceOnlyBuilder b =
         OnceOnly.builder().sqlite(file).currentTransaction(CurrentTransaction.none());
     assertThatThrownBy(b::build)
         .isInstanceOf(IllegalStateException.class)
@@ -76,7 +76,7 @@ class OnceOnlyBuilderTest {
 
   @Test
   void rejectionBoundsAreChecked() {
-    OnceOnly.Builder b = OnceOnly.builder();
+    OnceOnlyBuilder b = OnceOnly.builder();
     assertThatThrownBy(() -> b.rejectionReasonChars(15))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("rejectionReasonChars must be >= 16");
@@ -88,7 +88,7 @@ class OnceOnlyBuilderTest {
 
   @Test
   void nullsAndBadPatternsAreRefused() {
-    OnceOnly.Builder b = OnceOnly.builder();
+    OnceOnlyBuilder b = OnceOnly.builder();
     assertThatThrownBy(() -> b.sqlite(null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> b.dataSource(null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> b.connection(null)).isInstanceOf(NullPointerException.class);
@@ -104,7 +104,7 @@ class OnceOnlyBuilderTest {
 
   @Test
   void operationRulesRefuseBadSettingsAtOnce() {
-    OnceOnly.Builder b = OnceOnly.builder();
+    OnceOnlyBuilder b = OnceOnly.builder();
     OperationRules rules = OperationRules.builder().keyPattern("rf-[0-9]{4}").build();
     assertThat(b.operation("refund", rules)).isSameAs(b);
     assertThatThrownBy(() -> b.operation("not an operation!", rules))

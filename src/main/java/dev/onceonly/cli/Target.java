@@ -1,6 +1,7 @@
 package dev.onceonly.cli;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.OnceOnlyException;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.sql.SqliteUrls;
@@ -140,7 +141,7 @@ final class Target {
    */
   OnceOnly open() {
     checkReachable(false); // a missing file, driver or server fails here, clearly
-    OnceOnly.Builder builder = OnceOnly.builder().migrations(OnceOnly.Migrations.NONE);
+    OnceOnlyBuilder builder = OnceOnly.builder().migrations(OnceOnly.Migrations.NONE);
     if (db == null) {
       return checked(openStore(builder));
     }
@@ -219,7 +220,7 @@ final class Target {
    *
    * @param file the existing file's header, or null for none
    */
-  private static OnceOnly.Builder keepJournalMode(OnceOnly.Builder builder, SqliteFile file) {
+  private static OnceOnlyBuilder keepJournalMode(OnceOnlyBuilder builder, SqliteFile file) {
     builder.migrations(OnceOnly.Migrations.NONE);
     if (file != null && file.rollbackJournal()) {
       builder.journalMode(OnceOnly.JournalMode.DELETE);
@@ -265,7 +266,7 @@ final class Target {
    * Opens the store with the given builder; with {@link OnceOnly.Migrations#APPLY}, creating and
    * migrating the database if needed.
    */
-  OnceOnly openStore(OnceOnly.Builder builder) {
+  OnceOnly openStore(OnceOnlyBuilder builder) {
     checkOne();
     builder.tablePrefix(prefix());
     if (db != null) {

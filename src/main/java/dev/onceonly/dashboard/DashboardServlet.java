@@ -374,9 +374,9 @@ public final class DashboardServlet extends HttpServlet {
     /**
      * Gives the overview's throughput chart the messages sent and handled per minute, counted by
      * this listener, which the application also registers with the store ({@link
-     * dev.onceonly.OnceOnly.Builder#listener}). Default none: the chart says it has no data for
-     * them (the store keeps no row of a handled message), and shows the dead-lettered per minute
-     * from the rows alone.
+     * dev.onceonly.OnceOnlyBuilder#listener}). Default none: the chart says it has no data for them
+     * (the store keeps no row of a handled message), and shows the dead-lettered per minute from
+     * the rows alone.
      *
      * @param throughput the listener registered with the store
      * @return this builder

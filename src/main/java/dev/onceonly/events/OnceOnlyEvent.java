@@ -21,7 +21,7 @@ public sealed interface OnceOnlyEvent {
    *     (answered from the receipt, the effect not run again), {@code conflict}, {@code expired},
    *     or {@code failed} (the effect or the store threw; nothing was committed)
    * @param scope the key's scope when the builder publishes scopes ({@code
-   *     OnceOnly.Builder#listenerSeesScopes}), else null
+   *     OnceOnlyBuilder#listenerSeesScopes}), else null
    * @param duration from the call to its answer, waiting for the writer included
    */
   record StepFinished(String operation, String outcome, String scope, Duration duration)

@@ -1,6 +1,6 @@
 /**
  * What the library did, as events for metrics and traces: a {@link
- * dev.onceonly.events.OnceOnlyListener} registered on {@code OnceOnly.Builder#listener} receives
+ * dev.onceonly.events.OnceOnlyListener} registered on {@code OnceOnlyBuilder#listener} receives
  * each {@link dev.onceonly.events.OnceOnlyEvent} after the work it describes, off the write path.
  *
  * <p>The events carry low-cardinality facts only (operation, queue, outcome kind, durations,

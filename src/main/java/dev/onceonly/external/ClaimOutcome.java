@@ -117,7 +117,7 @@ public sealed interface ClaimOutcome
 
     /**
      * Reads the stored result with the given mapper (use the one given to {@link
-     * dev.onceonly.OnceOnly.Builder#objectMapper} if it has modules the result needs).
+     * dev.onceonly.OnceOnlyBuilder#objectMapper} if it has modules the result needs).
      *
      * @param mapper the mapper
      * @param type the result's type

@@ -49,7 +49,7 @@ import java.util.Optional;
  * of class {@link FailureClass#UNKNOWN_AFTER_SEND}, makes the intent {@link ClaimState#UNKNOWN}
  * with its evidence kept; it is not run again until reconciliation ({@link #unknown}, {@link
  * #resolveDone}, {@link #resolveNotDone}) decides. The one exception is an operation declared safe
- * to repeat ({@link dev.onceonly.OnceOnly.Builder#safeToRepeat}): the provider deduplicates by the
+ * to repeat ({@link dev.onceonly.OnceOnlyBuilder#safeToRepeat}): the provider deduplicates by the
  * downstream key, so the intent is claimed again with the same key and a higher fence.
  *
  * <p><b>Retries</b> follow the {@link dev.onceonly.queue.RetryPolicy} of this view (full jitter,

@@ -7,7 +7,7 @@ package dev.onceonly.http;
  * dev.onceonly.spring.SpringHandlerTransaction}).
  *
  * <p>The {@link dev.onceonly.OnceOnly} the filter uses must join that transaction (built with
- * {@link dev.onceonly.OnceOnly.Builder#currentTransaction} on the same data source), or the receipt
+ * {@link dev.onceonly.OnceOnlyBuilder#currentTransaction} on the same data source), or the receipt
  * would commit on its own. Implementations must be thread-safe.
  */
 public interface HandlerTransaction {

@@ -5,6 +5,7 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.Outcome;
 import dev.onceonly.Receipt;
 import dev.onceonly.external.Claim;
@@ -667,7 +668,7 @@ public final class IdempotencyFilter implements Filter {
     /**
      * Sets how long a stored response is replayed. After it, the key answers 422 {@code
      * key-expired}, never a second run; in the transactional mode the store's own {@link
-     * OnceOnly.Builder#resultRetention} ends it too, whichever comes first. Default 24 hours.
+     * OnceOnlyBuilder#resultRetention} ends it too, whichever comes first. Default 24 hours.
      *
      * @param retention positive, at most 100 years
      * @return this builder
@@ -759,7 +760,7 @@ public final class IdempotencyFilter implements Filter {
 
     /**
      * Runs every guarded handler in the application's transaction (the transactional mode). The
-     * {@link OnceOnly} must join it ({@link OnceOnly.Builder#currentTransaction} on the data source
+     * {@link OnceOnly} must join it ({@link OnceOnlyBuilder#currentTransaction} on the data source
      * the transaction runs on): the handler's writes and the stored response commit together.
      * Default: none, the plain mode.
      *

@@ -16,7 +16,7 @@ import java.util.function.Function;
 
 /**
  * Counts and times what a {@code OnceOnly} instance does, as Micrometer meters: register it with
- * {@code OnceOnly.Builder#listener}. It runs on the events' thread, off every step.
+ * {@code OnceOnlyBuilder#listener}. It runs on the events' thread, off every step.
  *
  * <pre>{@code
  * OnceOnlyMetrics metrics = OnceOnlyMetrics.of(registry);

@@ -317,7 +317,7 @@ public final class OnceOnlyTracing implements TraceContext {
    * messaging.operation.type=receive}, {@code messaging.batch.message_count}), each {@link
    * OnceOnlyEvent.MessageSettled} as a {@code CLIENT} span named {@code "<queue> settle"} ({@code
    * messaging.operation.type=settle}, {@code onceonly.outcome} the result, {@code onceonly.attempt}
-   * for a retry or a dead letter). Register it with {@code OnceOnly.Builder#listener}.
+   * for a retry or a dead letter). Register it with {@code OnceOnlyBuilder#listener}.
    *
    * <p>Listeners run on the events thread after the work: each span is given the start and end the
    * event measured ({@code at - duration} to {@code at}), so it sits where the transaction ran, not

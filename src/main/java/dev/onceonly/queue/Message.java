@@ -14,7 +14,7 @@ import java.util.Objects;
  * claims), so a low-priority message is not held back for ever by a steady stream of higher ones.
  *
  * <p>A message may name a partition inside its queue (a tenant, an account, a device): a queue
- * declared with {@code OnceOnly.Builder.concurrencyLimitPerPartition} leases at most that many
+ * declared with {@code OnceOnlyBuilder.concurrencyLimitPerPartition} leases at most that many
  * messages of one partition at once, over every instance. Neither the partition nor the priority is
  * part of the message's fingerprint: a second send of the same key and payload answers {@code
  * REPEATED} and keeps the first one's.
@@ -137,7 +137,7 @@ public record Message(
 
   /**
    * Returns a copy in a partition of its queue (see {@code
-   * OnceOnly.Builder.concurrencyLimitPerPartition}).
+   * OnceOnlyBuilder.concurrencyLimitPerPartition}).
    *
    * @param partition 1 to {@value #MAX_PARTITION} characters, no control character; or {@code null}
    *     for none

@@ -4,7 +4,7 @@ import java.util.OptionalInt;
 
 /**
  * The concurrency limits this instance declared for one queue, as {@link JobQueue#limits} reads
- * them. They are settings of each instance ({@code OnceOnly.Builder.concurrencyLimit} and {@code
+ * them. They are settings of each instance ({@code OnceOnlyBuilder.concurrencyLimit} and {@code
  * concurrencyLimitPerPartition}), not rows: every instance serving the queue should declare the
  * same.
  *

@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * How long a message key stays taken in a queue, declared per queue with {@code
- * OnceOnly.Builder.uniqueness}. A send of a taken key answers {@link SendResult.Status#REPEATED}
+ * OnceOnlyBuilder.uniqueness}. A send of a taken key answers {@link SendResult.Status#REPEATED}
  * (same payload) or {@link SendResult.Status#CONFLICT} (another) and writes nothing.
  *
  * <p>Always taken while a message with the key waits or is in flight ({@link #whileQueued()}, the

@@ -1,6 +1,7 @@
 package dev.onceonly.spring;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.sql.Dialect;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -55,7 +56,7 @@ public class OnceOnlyAutoConfiguration {
       DataSource dataSource,
       OnceOnlyProperties properties,
       ObjectProvider<OnceOnlyBuilderCustomizer> customizers) {
-    OnceOnly.Builder builder = builder(dataSource, properties);
+    OnceOnlyBuilder builder = builder(dataSource, properties);
     customizers.orderedStream().forEach(c -> c.customize(builder));
     OnceOnly once = builder.build();
     if (once.dialect() == Dialect.SQLITE && properties.joinTransactions()) {
@@ -103,8 +104,8 @@ public class OnceOnlyAutoConfiguration {
   }
 
   /** Applies the properties to a builder on {@code dataSource}. */
-  static OnceOnly.Builder builder(DataSource dataSource, OnceOnlyProperties p) {
-    OnceOnly.Builder b =
+  static OnceOnlyBuilder builder(DataSource dataSource, OnceOnlyProperties p) {
+    OnceOnlyBuilder b =
         OnceOnly.builder()
             .dataSource(dataSource)
             .tablePrefix(p.tablePrefix())

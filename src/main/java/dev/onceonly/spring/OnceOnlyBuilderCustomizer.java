@@ -1,6 +1,7 @@
 package dev.onceonly.spring;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 
 /**
  * Changes the builder of the auto-configured {@link OnceOnly} after the properties were applied:
@@ -16,5 +17,5 @@ public interface OnceOnlyBuilderCustomizer {
    *
    * @param builder the builder, with the properties applied
    */
-  void customize(OnceOnly.Builder builder);
+  void customize(OnceOnlyBuilder builder);
 }

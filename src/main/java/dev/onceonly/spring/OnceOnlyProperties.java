@@ -2,6 +2,7 @@ package dev.onceonly.spring;
 
 import dev.onceonly.Bounds;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.queue.RetryPolicy;
 import java.time.Duration;
 import java.util.List;
@@ -10,24 +11,24 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * The {@code onceonly.*} properties of the auto-configuration. Every value is checked when it is
- * bound, by the same checks as {@link OnceOnly.Builder} and {@link RetryPolicy.Builder}, and a bad
+ * bound, by the same checks as {@link OnceOnlyBuilder} and {@link RetryPolicy.Builder}, and a bad
  * one fails the start with a message naming the property and its bound.
  *
- * @param tablePrefix prefix of every table name (OnceOnly.Builder.tablePrefix)
+ * @param tablePrefix prefix of every table name (OnceOnlyBuilder.tablePrefix)
  * @param migrations whether opening applies the schema migrations, only validates the version, or
- *     does neither (OnceOnly.Builder.migrations)
+ *     does neither (OnceOnlyBuilder.migrations)
  * @param joinTransactions whether calls without a connection join the Spring transaction the
  *     calling thread is in on the application's data source (SpringCurrentTransaction)
  * @param requireSynchronousReplication whether the start is refused unless the database confirms
  *     each commit on a synchronous standby, so that a failover loses no answered receipt
- *     (OnceOnly.Builder.requireSynchronousReplication)
- * @param resultRetention how long a receipt's result is returned (OnceOnly.Builder.resultRetention)
+ *     (OnceOnlyBuilder.requireSynchronousReplication)
+ * @param resultRetention how long a receipt's result is returned (OnceOnlyBuilder.resultRetention)
  * @param tombstoneRetention how much longer a fingerprint is kept; zero turns tombstones off
- *     (OnceOnly.Builder.tombstoneRetention)
- * @param scopePattern what every scope must match (OnceOnly.Builder.scopePattern)
- * @param keyPattern what every key must match (OnceOnly.Builder.keyPattern)
+ *     (OnceOnlyBuilder.tombstoneRetention)
+ * @param scopePattern what every scope must match (OnceOnlyBuilder.scopePattern)
+ * @param keyPattern what every key must match (OnceOnlyBuilder.keyPattern)
  * @param safeToRepeat external operations whose provider deduplicates by the downstream key
- *     (OnceOnly.Builder.safeToRepeat)
+ *     (OnceOnlyBuilder.safeToRepeat)
  * @param canonicalizer the limits on every payload
  * @param rejections the bounds on recorded rejections
  * @param retry the retry policy of the workers' queue
@@ -83,7 +84,7 @@ public record OnceOnlyProperties(
   public OnceOnlyProperties {
     List<String> operations = List.copyOf(safeToRepeat);
     safeToRepeat = operations;
-    OnceOnly.Builder b = OnceOnly.builder();
+    OnceOnlyBuilder b = OnceOnly.builder();
     check("onceonly.table-prefix", () -> b.tablePrefix(tablePrefix));
     check("onceonly.migrations", () -> b.migrations(migrations));
     check("onceonly.result-retention", () -> b.resultRetention(resultRetention));

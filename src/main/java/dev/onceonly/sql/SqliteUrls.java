@@ -14,7 +14,7 @@ import java.nio.file.Path;
  * SQLite decodes the escapes back to the file's name (UTF-8 bytes for non-ASCII letters).
  *
  * <p>OnceOnly opens its SQLite files by this URL. Use it for the application's own connections to
- * the same file (its business tables, a pool for {@code OnceOnly.Builder.dataSource}), so that both
+ * the same file (its business tables, a pool for {@code OnceOnlyBuilder.dataSource}), so that both
  * reach the very same file whatever characters its name holds:
  *
  * <pre>{@code

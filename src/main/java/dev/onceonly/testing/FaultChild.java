@@ -1,6 +1,7 @@
 package dev.onceonly.testing;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -117,7 +118,7 @@ final class FaultChild {
     DataSource files = server ? serverDataSource(where) : dataSource(where);
     Connection raw = server ? null : files.getConnection();
     FaultPoints.install(what -> point("point: " + what, Set.of()));
-    OnceOnly.Builder builder = OnceOnly.builder();
+    OnceOnlyBuilder builder = OnceOnly.builder();
     if (server) {
       builder.dataSource(watched(files, "store"));
     } else {

@@ -7,8 +7,8 @@ import java.util.Objects;
 
 /**
  * A clock that stands still until a test moves it, for a store built with {@link
- * dev.onceonly.OnceOnly.Builder#clock}: retries, leases, retention and pending ages then happen
- * when the test says, not after real waits. {@link OnceOnlyExtension} gives every test one.
+ * dev.onceonly.OnceOnlyBuilder#clock}: retries, leases, retention and pending ages then happen when
+ * the test says, not after real waits. {@link OnceOnlyExtension} gives every test one.
  *
  * <p>Thread-safe: a worker's threads may read it while the test moves it.
  */

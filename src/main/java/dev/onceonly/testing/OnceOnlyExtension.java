@@ -1,6 +1,7 @@
 package dev.onceonly.testing;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -64,7 +65,7 @@ public final class OnceOnlyExtension
 
   private final DataSource dataSource;
   private final Instant start;
-  private final UnaryOperator<OnceOnly.Builder> configure;
+  private final UnaryOperator<OnceOnlyBuilder> configure;
   private volatile TestStore current;
 
   /** The default: SQLite, the clock at {@link #DEFAULT_START}, the builder's defaults. */
@@ -73,7 +74,7 @@ public final class OnceOnlyExtension
   }
 
   private OnceOnlyExtension(
-      DataSource dataSource, Instant start, UnaryOperator<OnceOnly.Builder> configure) {
+      DataSource dataSource, Instant start, UnaryOperator<OnceOnlyBuilder> configure) {
     this.dataSource = dataSource;
     this.start = start;
     this.configure = configure;
@@ -125,7 +126,7 @@ public final class OnceOnlyExtension
    * @param settings applies the caller's settings and returns the builder
    * @return a new extension
    */
-  public OnceOnlyExtension configure(UnaryOperator<OnceOnly.Builder> settings) {
+  public OnceOnlyExtension configure(UnaryOperator<OnceOnlyBuilder> settings) {
     return new OnceOnlyExtension(dataSource, start, Objects.requireNonNull(settings, "settings"));
   }
 
@@ -242,7 +243,7 @@ public final class OnceOnlyExtension
     }
 
     private OnceOnly open() {
-      OnceOnly.Builder b = OnceOnly.builder().clock(clock).tablePrefix(prefix);
+      OnceOnlyBuilder b = OnceOnly.builder().clock(clock).tablePrefix(prefix);
       b = file != null ? b.sqlite(file) : b.dataSource(dataSource);
       return configure.apply(b).build();
     }

@@ -1,6 +1,7 @@
 package dev.onceonly.bench;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -40,7 +41,7 @@ final class BenchDb {
   }
 
   /** The builder {@link #open} builds, for a store with settings of its own. */
-  static OnceOnly.Builder builder(Path file, String synchronous) {
+  static OnceOnlyBuilder builder(Path file, String synchronous) {
     return OnceOnly.builder()
         .sqlite(file)
         .synchronous(OnceOnly.Synchronous.valueOf(synchronous))

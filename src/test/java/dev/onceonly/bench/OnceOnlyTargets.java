@@ -2,6 +2,7 @@ package dev.onceonly.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.JobQueue;
@@ -55,7 +56,7 @@ final class OnceOnlyTargets {
     QueueTarget(
         WorkerBenchStore store,
         int workers,
-        java.util.function.Consumer<OnceOnly.Builder> settings) {
+        java.util.function.Consumer<OnceOnlyBuilder> settings) {
       this.once = store.onceOnly(workers + 8, settings);
       this.queue = once.queue();
       this.workers = workers;

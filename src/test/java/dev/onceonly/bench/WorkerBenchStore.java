@@ -3,6 +3,7 @@ package dev.onceonly.bench;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.testing.EmbeddedPg;
 import dev.onceonly.testing.MariaDbServer;
 import java.nio.file.Path;
@@ -119,8 +120,8 @@ final class WorkerBenchStore implements AutoCloseable {
   }
 
   /** As {@link #onceOnly(int)}, with the builder's settings changed by {@code settings}. */
-  OnceOnly onceOnly(int size, java.util.function.Consumer<OnceOnly.Builder> settings) {
-    OnceOnly.Builder builder =
+  OnceOnly onceOnly(int size, java.util.function.Consumer<OnceOnlyBuilder> settings) {
+    OnceOnlyBuilder builder =
         kind.sqlite()
             ? BenchDb.builder(file, kind.synchronous())
             : OnceOnly.builder().dataSource(pool(size));

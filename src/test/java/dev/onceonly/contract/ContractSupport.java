@@ -1,6 +1,7 @@
 package dev.onceonly.contract;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.cli.demo.Tickets;
 import dev.onceonly.sql.Dialect;
 import dev.onceonly.testing.ContractDatabase;
@@ -45,7 +46,7 @@ public abstract class ContractSupport {
 
   private final List<OnceOnly> opened = new ArrayList<>();
   private ContractDatabase db;
-  private Consumer<OnceOnly.Builder> settings = b -> {};
+  private Consumer<OnceOnlyBuilder> settings = b -> {};
 
   /** The store under test, set by {@link #start} and replaced by {@link #reopen()}. */
   protected OnceOnly once;
@@ -54,8 +55,8 @@ public abstract class ContractSupport {
    * Opens a new {@link OnceOnly} on this test's database with {@code clock}, then applies {@code
    * customize} to the builder. Every call within one test reaches the same database.
    */
-  protected OnceOnly open(MutableClock clock, Consumer<OnceOnly.Builder> customize) {
-    OnceOnly.Builder builder = db().builder().clock(clock);
+  protected OnceOnly open(MutableClock clock, Consumer<OnceOnlyBuilder> customize) {
+    OnceOnlyBuilder builder = db().builder().clock(clock);
     customize.accept(builder);
     return builder.build();
   }
@@ -83,7 +84,7 @@ public abstract class ContractSupport {
   }
 
   /** Opens the store under test; {@link #reopen()} will use the same settings. */
-  protected OnceOnly start(Consumer<OnceOnly.Builder> customize) {
+  protected OnceOnly start(Consumer<OnceOnlyBuilder> customize) {
     settings = customize;
     once = track(open(clock, customize));
     return once;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Message;
 import dev.onceonly.testing.Race;
@@ -35,7 +36,7 @@ public class PartitionLimitContract extends QueueContractSupport {
     once = open(db.builder().clock(clock));
   }
 
-  private OnceOnly open(OnceOnly.Builder builder) {
+  private OnceOnly open(OnceOnlyBuilder builder) {
     return builder.concurrencyLimitPerPartition(Q, 2).build();
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.Outcome;
 import dev.onceonly.SchemaVersionException;
 import dev.onceonly.StoreException;
@@ -105,8 +106,8 @@ class PostgresLeastPrivilegeTest {
     works(b -> b.migrations(OnceOnly.Migrations.VALIDATE));
   }
 
-  private void works(Consumer<OnceOnly.Builder> settings) {
-    OnceOnly.Builder builder = OnceOnly.builder().dataSource(application);
+  private void works(Consumer<OnceOnlyBuilder> settings) {
+    OnceOnlyBuilder builder = OnceOnly.builder().dataSource(application);
     settings.accept(builder);
     try (OnceOnly once = builder.build()) {
       Outcome<String> outcome =

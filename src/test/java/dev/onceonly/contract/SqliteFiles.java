@@ -1,6 +1,7 @@
 package dev.onceonly.contract;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.testing.MutableClock;
 import java.nio.file.Path;
 import java.util.function.Consumer;
@@ -13,8 +14,8 @@ final class SqliteFiles {
     return dir.resolve("onceonly.db");
   }
 
-  static OnceOnly open(Path dir, MutableClock clock, Consumer<OnceOnly.Builder> customize) {
-    OnceOnly.Builder builder = OnceOnly.builder().sqlite(file(dir)).clock(clock);
+  static OnceOnly open(Path dir, MutableClock clock, Consumer<OnceOnlyBuilder> customize) {
+    OnceOnlyBuilder builder = OnceOnly.builder().sqlite(file(dir)).clock(clock);
     customize.accept(builder);
     return builder.build();
   }

@@ -3,6 +3,7 @@ package dev.onceonly.race;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.testing.ChildArgs;
 import dev.onceonly.testing.EmbeddedPg;
 import java.io.IOException;
@@ -18,16 +19,16 @@ import java.sql.SQLException;
  * named, the {@code runs} row a handler commits, and running until the parent closes stdin.
  */
 final class ChildStore implements AutoCloseable {
-  private final OnceOnly.Builder builder;
+  private final OnceOnlyBuilder builder;
   private final HikariDataSource pool;
 
-  private ChildStore(OnceOnly.Builder builder, HikariDataSource pool) {
+  private ChildStore(OnceOnlyBuilder builder, HikariDataSource pool) {
     this.builder = builder;
     this.pool = pool;
   }
 
   static ChildStore of(ChildArgs args, int poolSize) {
-    OnceOnly.Builder builder = OnceOnly.builder();
+    OnceOnlyBuilder builder = OnceOnly.builder();
     if (args.get("file", null) != null) {
       return new ChildStore(builder.sqlite(Path.of(args.required("file"))), null);
     }
@@ -40,7 +41,7 @@ final class ChildStore implements AutoCloseable {
     return new ChildStore(builder.dataSource(pool), pool);
   }
 
-  OnceOnly.Builder builder() {
+  OnceOnlyBuilder builder() {
     return builder;
   }
 

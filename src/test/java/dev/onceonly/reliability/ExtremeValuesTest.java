@@ -8,6 +8,7 @@ import dev.onceonly.Canonicalizer;
 import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.external.Failure;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Lease;
@@ -61,7 +62,7 @@ class ExtremeValuesTest {
     return Arguments.of(Named.of(name, call));
   }
 
-  private static Call builder(Consumer<OnceOnly.Builder> setting) {
+  private static Call builder(Consumer<OnceOnlyBuilder> setting) {
     return ctx -> setting.accept(OnceOnly.builder());
   }
 

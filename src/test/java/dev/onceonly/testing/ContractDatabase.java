@@ -1,6 +1,7 @@
 package dev.onceonly.testing;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -36,7 +37,7 @@ public interface ContractDatabase {
   }
 
   /** Returns a builder for a new instance on this database, not yet built. */
-  OnceOnly.Builder builder();
+  OnceOnlyBuilder builder();
 
   /** Opens a new instance on this database with {@code clock}. */
   default OnceOnly open(InstantSource clock) {

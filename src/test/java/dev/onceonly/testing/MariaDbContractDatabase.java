@@ -2,6 +2,7 @@ package dev.onceonly.testing;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -56,7 +57,7 @@ public final class MariaDbContractDatabase implements ContractDatabase, AutoClos
   }
 
   @Override
-  public OnceOnly.Builder builder() {
+  public OnceOnlyBuilder builder() {
     return OnceOnly.builder().dataSource(pool(POOL_SIZE));
   }
 

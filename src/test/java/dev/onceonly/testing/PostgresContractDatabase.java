@@ -2,6 +2,7 @@ package dev.onceonly.testing;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.sql.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -118,7 +119,7 @@ public final class PostgresContractDatabase implements ContractDatabase, AutoClo
   }
 
   @Override
-  public OnceOnly.Builder builder() {
+  public OnceOnlyBuilder builder() {
     if (!transactionPooled) {
       return OnceOnly.builder().dataSource(pool(POOL_SIZE));
     }

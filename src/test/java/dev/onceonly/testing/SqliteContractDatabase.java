@@ -1,6 +1,7 @@
 package dev.onceonly.testing;
 
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.sql.Dialect;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -27,9 +28,9 @@ public final class SqliteContractDatabase implements ContractDatabase {
   private static final int DATA_SOURCE_BUSY_TIMEOUT_MILLIS = 30_000;
 
   private final Path file;
-  private final Function<Path, OnceOnly.Builder> builders;
+  private final Function<Path, OnceOnlyBuilder> builders;
 
-  private SqliteContractDatabase(Path file, Function<Path, OnceOnly.Builder> builders) {
+  private SqliteContractDatabase(Path file, Function<Path, OnceOnlyBuilder> builders) {
     this.file = file;
     this.builders = builders;
   }
@@ -79,7 +80,7 @@ public final class SqliteContractDatabase implements ContractDatabase {
   }
 
   @Override
-  public OnceOnly.Builder builder() {
+  public OnceOnlyBuilder builder() {
     return builders.apply(file);
   }
 

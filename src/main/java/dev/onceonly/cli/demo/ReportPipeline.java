@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.Reconciler;
 import dev.onceonly.Registration;
 import dev.onceonly.queue.IntentMessage;
@@ -151,7 +152,7 @@ public final class ReportPipeline {
    *
    * @return the builder; set the database before building
    */
-  public static OnceOnly.Builder builder() {
+  public static OnceOnlyBuilder builder() {
     return OnceOnly.builder()
         .busyTimeout(BUSY_TIMEOUT)
         .validator(Reports.OPERATION, Reports.VALIDATOR)

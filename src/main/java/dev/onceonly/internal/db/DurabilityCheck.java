@@ -4,9 +4,9 @@ import dev.onceonly.Durability;
 import dev.onceonly.DurabilityException;
 
 /**
- * What {@code OnceOnly.Builder.build()} does with the {@link Durability} of the server it writes
- * to: logs once, at WARNING, what may be lost, and refuses a store that must have a synchronous
- * standby and has none.
+ * What {@code OnceOnlyBuilder.build()} does with the {@link Durability} of the server it writes to:
+ * logs once, at WARNING, what may be lost, and refuses a store that must have a synchronous standby
+ * and has none.
  */
 public final class DurabilityCheck {
   private static final System.Logger LOG = System.getLogger("dev.onceonly.OnceOnly");
