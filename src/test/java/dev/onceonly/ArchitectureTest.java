@@ -82,7 +82,7 @@ class ArchitectureTest {
 
   private static final DescribedPredicate<JavaClass> FACTORY =
       describe(
-          "OnceOnly, the factory, and its builder",
+          "are OnceOnly, the factory, or its builder",
           c ->
               outermost(c).getName().equals("dev.onceonly.OnceOnly")
                   || outermost(c).getName().equals("dev.onceonly.OnceOnlyBuilder"));
@@ -128,6 +128,14 @@ class ArchitectureTest {
           .accessField(Dialect.class, "SQLITE")
           .orShould()
           .accessField(Dialect.class, "POSTGRESQL");
+
+  /**
+   * (a') The implementation never depends on the factory or its builder that wire it: the edges
+   * ignored by (a) run one way only, so no class of the factory and an internal class form a loop.
+   */
+  @ArchTest
+  static final ArchRule theImplementationDoesNotDependOnTheFactory =
+      noClasses().that().resideInAPackage(INTERNAL).should().dependOnClassesThat(FACTORY);
 
   /** (b) Exported packages depend on the implementation only through the listed exceptions. */
   @ArchTest
