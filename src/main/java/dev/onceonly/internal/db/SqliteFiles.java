@@ -2,7 +2,10 @@ package dev.onceonly.internal.db;
 
 import dev.onceonly.StoreException;
 import dev.onceonly.sql.SqliteUrls;
+import java.io.IOException;
+import java.nio.file.AccessMode;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -89,7 +92,7 @@ public final class SqliteFiles {
       written.add(absolute.resolveSibling(absolute.getFileName() + suffix));
     }
     for (Path p : written) {
-      if (Files.exists(p) && !Files.isWritable(p)) {
+      if (unwritable(p)) {
         throw readOnly(file, p + " is not writable");
       }
     }
@@ -159,6 +162,23 @@ public final class SqliteFiles {
   }
 
   private static final String[] SIDE_FILES = {"-journal", "-wal", "-shm"};
+
+  /**
+   * Whether {@code p} exists and this process may not write it, asked in one call: another store
+   * opening the same new file may create and delete its journal at any moment, and {@code
+   * Files.exists} followed by {@code Files.isWritable} took a journal deleted between the two for
+   * an unwritable one.
+   */
+  private static boolean unwritable(Path p) {
+    try {
+      p.getFileSystem().provider().checkAccess(p, AccessMode.WRITE);
+      return false;
+    } catch (NoSuchFileException missing) {
+      return false; // SQLite creates it, in the folder checked below
+    } catch (IOException denied) {
+      return true;
+    }
+  }
 
   private static StoreException readOnly(Path file, String why) {
     return new StoreException(
