@@ -56,6 +56,8 @@ final class DashboardHttp implements AutoCloseable {
     connector.setPort(port);
     server.addConnector(connector);
     ServletContextHandler context = new ServletContextHandler();
+    // a bulk action's confirmation carries the dead letters it reviewed, up to 1,000 of them
+    context.setMaxFormContentSize(2 * 1024 * 1024);
     context.addServlet(new ServletHolder(servlet), "/*");
     server.setHandler(context);
     server.setStopAtShutdown(false); // the hook below stops it, and closes the store after it

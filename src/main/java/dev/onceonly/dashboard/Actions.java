@@ -6,10 +6,7 @@ import dev.onceonly.Reconciler;
 import dev.onceonly.dashboard.DashboardServlet.NotFound;
 import dev.onceonly.dashboard.DashboardServlet.View;
 import dev.onceonly.external.ClaimState;
-import dev.onceonly.maintenance.Maintenance.DeadLetterSummary;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -18,14 +15,8 @@ import java.util.Optional;
  * is written: a refused action changes nothing.
  */
 final class Actions {
-  /** The most dead letters one bulk action touches. */
-  static final int MAX_BULK = 1_000;
-
   /** The longest reason stored with a decision on an unknown outcome. */
   static final int MAX_REASON = 500;
-
-  /** The dead letters a bulk action scans for its error filter, newest first. */
-  static final int MAX_SCANNED = 10_000;
 
   private final OnceOnly once;
   private final Reconciler reconciler;
@@ -40,7 +31,7 @@ final class Actions {
     return switch (path) {
       case "/dead-letters/requeue" -> requeue(v);
       case "/dead-letters/delete" -> delete(v);
-      case "/dead-letters/bulk" -> bulk(v);
+      case "/dead-letters/bulk" -> new BulkAction(once).run(v);
       case "/queues/withdraw" -> withdraw(v);
       case "/unknown/resolve" -> resolve(v);
       case "/schedules/pause" -> pause(v, true);
@@ -75,72 +66,6 @@ final class Actions {
     boolean done = once.queue().withdraw(queue, key);
     return done(
         v, done ? "Withdrew" : "Nothing withdrawn (no waiting message of that key)", queue, key);
-  }
-
-  private String bulk(View v) {
-    String queue = v.exact("queue");
-    String error = v.exact("error");
-    String action = v.param("action");
-    if (!action.equals("requeue") && !action.equals("delete")) {
-      throw new IllegalArgumentException("action must be requeue or delete: " + action);
-    }
-    int max = bounded(v.param("max"));
-    List<DeadLetterSummary> chosen = chosen(queue, error, max);
-    if (!v.param("confirm").equals("yes")) {
-      return confirmation(v, queue, error, action, max, chosen);
-    }
-    int done = 0;
-    for (DeadLetterSummary d : chosen) {
-      boolean ok =
-          action.equals("requeue")
-              ? once.queue().requeue(d.queue(), d.key())
-              : once.maintenance().deleteDeadLetter(d.queue(), d.key());
-      done += ok ? 1 : 0;
-    }
-    return new Html()
-        .raw("<h1>Done</h1><p class=\"done\">")
-        .text(action.equals("requeue") ? "Requeued " : "Deleted ")
-        .text(done + " of " + chosen.size())
-        .raw(" dead letters.</p>")
-        .link(v.base(), "/dead-letters", "Back to the dead letters")
-        .toString();
-  }
-
-  /** The dead letters a bulk action takes: newest first, filtered, at most {@code max}. */
-  private List<DeadLetterSummary> chosen(String queue, String error, int max) {
-    List<DeadLetterSummary> out = new ArrayList<>();
-    for (long offset = 0; offset < MAX_SCANNED && out.size() < max; offset += MAX_BULK) {
-      List<DeadLetterSummary> page =
-          once.maintenance().recentDeadLetters(queue.isEmpty() ? null : queue, offset, MAX_BULK);
-      for (DeadLetterSummary d : page) {
-        if (out.size() < max
-            && (error.isEmpty() || (d.lastError() != null && d.lastError().contains(error)))) {
-          out.add(d);
-        }
-      }
-      if (page.size() < MAX_BULK) {
-        break;
-      }
-    }
-    return out;
-  }
-
-  private static String confirmation(
-      View v, String queue, String error, String action, int max, List<DeadLetterSummary> chosen) {
-    Html h = new Html().raw("<h1>Confirm</h1><p class=\"confirm\">This will ").text(action);
-    h.raw(" ").text(chosen.size()).raw(" dead letters (newest first");
-    h.text(queue.isEmpty() ? "" : ", queue " + queue);
-    h.text(error.isEmpty() ? "" : ", error containing " + error).raw(", at most ").text(max);
-    h.raw("). The set is read again when you confirm.</p><ul>");
-    for (DeadLetterSummary d : chosen.subList(0, Math.min(20, chosen.size()))) {
-      h.raw("<li>").text(d.queue() + " / " + d.key()).raw("</li>");
-    }
-    h.raw(chosen.size() > 20 ? "<li>...</li>" : "").raw("</ul>");
-    Pages.form(h, v, "/dead-letters/bulk");
-    h.hiddenExact("queue", queue).hiddenExact("error", error).hidden("action", action);
-    h.hidden("max", String.valueOf(max)).hidden("confirm", "yes");
-    h.raw("<button>Yes, ").text(action).raw(" them</button></form>");
-    return h.link(v.base(), "/dead-letters", "Cancel").toString();
   }
 
   private String resolve(View v) {
@@ -214,18 +139,5 @@ final class Actions {
       throw new IllegalArgumentException(name + " is required");
     }
     return value;
-  }
-
-  private static int bounded(String max) {
-    int n;
-    try {
-      n = Integer.parseInt(max.strip());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("at most must be a number from 1 to " + MAX_BULK);
-    }
-    if (n < 1 || n > MAX_BULK) {
-      throw new IllegalArgumentException("at most must be from 1 to " + MAX_BULK + ": " + n);
-    }
-    return n;
   }
 }

@@ -66,10 +66,10 @@ final class DeadLettersPage {
     h.raw("</p>");
     if (v.mayAct()) {
       h.raw("<h2>Requeue or delete a filtered set</h2><p>At most ")
-          .text(Html.count(Actions.MAX_BULK));
+          .text(Html.count(BulkAction.MAX_BULK));
       h.raw(" dead letters per action, newest first, among the newest ");
-      h.text(Html.count(Actions.MAX_SCANNED)).raw("; a second page shows the count and asks you");
-      h.raw(" to confirm.</p>");
+      h.text(Html.count(BulkAction.MAX_SCANNED)).raw("; a second page lists the ones it takes");
+      h.raw(" and acts on those alone once you confirm.</p>");
       Pages.form(h, v, "/dead-letters/bulk");
       h.raw("<label>queue <input name=\"queue\" value=\"").text(queue).raw("\"></label> ");
       h.raw("<label>error contains <input name=\"error\"></label> <label>at most <input ");

@@ -113,6 +113,21 @@ public interface Maintenance {
   boolean deleteDeadLetter(String queue, String key);
 
   /**
+   * Deletes one dead letter, as {@link #deleteDeadLetter(String, String)} does, only if it is still
+   * the one that was listed: the dead letter of that key dead-lettered at {@code deadAt} ({@link
+   * DeadLetterSummary#deadAt()}). An action confirmed on a list thus deletes nothing the list did
+   * not show, such as a later dead letter of the same key.
+   *
+   * @param queue its queue
+   * @param key the message's key
+   * @param deadAt when the listed dead letter was dead-lettered, as the list gave it
+   * @return whether that dead letter was there and is now deleted; false if it is gone (deleted,
+   *     requeued, or replaced by a later one of the key)
+   * @throws dev.onceonly.StoreException if the database fails; then nothing is deleted
+   */
+  boolean deleteDeadLetter(String queue, String key, Instant deadAt);
+
+  /**
    * Lists the live leases of one queue, the one that ends first first: messages claimed by a
    * receiver (of any instance on the database) whose lease has not run out at this instance's
    * clock, and which no one has completed, retried or released since. A receiver that died holds

@@ -308,6 +308,21 @@ public interface JobQueue {
   boolean requeue(String queue, String key);
 
   /**
+   * Moves a dead letter back into its queue, as {@link #requeue(String, String)} does, only if it
+   * is still the dead letter that was listed: the one of that key dead-lettered at {@code deadAt}
+   * ({@link DeadLetter#deadAt()}, or {@code Maintenance.DeadLetterSummary#deadAt()}). An action
+   * confirmed on a list thus never reaches a dead letter the list did not show: not one of that key
+   * that was requeued, failed and was dead-lettered again since.
+   *
+   * @param queue the queue's name
+   * @param key the message's key
+   * @param deadAt when the listed dead letter was dead-lettered, as the list gave it
+   * @return {@code true} if it was requeued; {@code false} if that dead letter is gone (deleted,
+   *     requeued, or replaced by a later one of the key), or the key is in use in the queue again
+   */
+  boolean requeue(String queue, String key, Instant deadAt);
+
+  /**
    * Returns the concurrency limits this instance declared for a queue.
    *
    * @param queue the queue's name

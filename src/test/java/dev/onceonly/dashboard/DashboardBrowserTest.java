@@ -239,6 +239,45 @@ class DashboardBrowserTest {
     return browser.findElement(By.className("done")).getText();
   }
 
+  /**
+   * The operator reviews a bulk delete of 1 to 8 dead letters in the browser; before the click on
+   * Confirm, up to 50 more that match the filter arrive (generated, {@code
+   * -Donceonly.dashboard.seed=S}). The confirmation deletes the reviewed ones alone.
+   */
+  @Test
+  void aBulkDeleteConfirmedInTheBrowserDeletesOnlyWhatWasReviewed() throws Exception {
+    long seed = Long.getLong("onceonly.dashboard.seed", System.nanoTime());
+    java.util.Random random = new java.util.Random(seed);
+    int shown = 1 + random.nextInt(8);
+    int arriving = 1 + random.nextInt(50);
+    for (int i = 0; i < shown; i++) {
+      deadLetter("reports", "shown-" + i, Map.of("n", i), "timeout at the bank");
+    }
+    deadLetter("reports", "other", Map.of("n", -1), "bad json");
+    browser.get(server.url("/dead-letters"));
+    WebElement bulk =
+        browser.findElement(By.xpath("//form[contains(@action, '/dead-letters/bulk')]"));
+    bulk.findElement(By.name("error")).sendKeys("timeout");
+    bulk.findElement(By.xpath(".//option[text()='delete']")).click();
+    bulk.findElement(By.tagName("button")).click();
+    awaitHeading("Confirm");
+    assertThat(textOf(By.className("confirm"))).contains("This will delete " + shown);
+    assertThat(browser.findElements(By.cssSelector("ol.reviewed li"))).hasSize(shown);
+
+    for (int i = 0; i < arriving; i++) { // while the operator reads the list
+      deadLetter("reports", "arrived-" + i, Map.of("n", i), "timeout at the bank");
+    }
+    browser.findElement(By.xpath("//button[starts-with(text(), 'Yes, delete')]")).click();
+    assertThat(doneNotice())
+        .as("seed " + seed)
+        .contains("Deleted " + shown + " of the " + shown + " dead letters reviewed.");
+    assertThat(strings("SELECT message_key FROM onceonly_dead_letters ORDER BY message_key"))
+        .as("seed " + seed)
+        .hasSize(arriving + 1)
+        .allMatch(k -> k.startsWith("arrived-") || k.equals("other"));
+    assertThat(consoleErrors()).isEmpty();
+  }
+
   @Test
   void anUnknownOutcomeResolvedInTheBrowserIsSettled() throws Exception {
     IntentKey key = IntentKey.of("u-1", "charge-7");

@@ -302,13 +302,9 @@ class DashboardContract extends ContractSupport {
         .satisfies(d -> assertThat(d.attempt()).isEqualTo(1));
   }
 
-  /** The fields of a bulk action's confirmation: the question's, confirmed, with its CSRF value. */
-  private static Map<String, String> confirmation(
-      Map<String, String> ask, HttpResponse<String> review) {
-    Map<String, String> confirmed = new java.util.HashMap<>(ask);
-    confirmed.put("confirm", "yes");
-    confirmed.put("csrf", DashboardServer.csrfOf(review.body()));
-    return confirmed;
+  /** The fields of a bulk action's confirmation: what the review page's form posts. */
+  private static Map<String, String> confirmation(HttpResponse<String> review) {
+    return DashboardServer.formOf(review.body(), "/dead-letters/bulk");
   }
 
   @Test
@@ -323,16 +319,18 @@ class DashboardContract extends ContractSupport {
     assertThat(review.body()).contains("This will requeue", "10 dead letters");
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters")).isEqualTo(15);
 
-    Map<String, String> confirmed = confirmation(ask, review);
-    assertThat(server.post("/dead-letters/bulk", confirmed).body()).contains("Requeued 10 of 10");
+    Map<String, String> confirmed = confirmation(review);
+    assertThat(server.post("/dead-letters/bulk", confirmed).body())
+        .contains("Requeued 10 of the 10 dead letters reviewed.");
     assertThat(count("SELECT COUNT(*) FROM onceonly_messages")).isEqualTo(10);
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters WHERE last_error = 'boom'"))
         .isEqualTo(2);
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters WHERE last_error = 'other'"))
         .isEqualTo(3);
-    Map<String, String> tooMany = new java.util.HashMap<>(confirmed);
+    Map<String, String> tooMany = new java.util.HashMap<>(ask);
     tooMany.put("max", "1001");
-    assertThat(server.post("/dead-letters/bulk", tooMany).statusCode()).isEqualTo(400);
+    assertThat(server.act("/dead-letters", "/dead-letters/bulk", tooMany).statusCode())
+        .isEqualTo(400);
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters")).isEqualTo(5);
   }
 
@@ -350,8 +348,8 @@ class DashboardContract extends ContractSupport {
     HttpResponse<String> review = server.act("/dead-letters", "/dead-letters/bulk", ask);
     assertThat(review.body()).contains("This will delete", "4 dead letters");
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters")).isEqualTo(9);
-    assertThat(server.post("/dead-letters/bulk", confirmation(ask, review)).body())
-        .contains("Deleted 4 of 4");
+    assertThat(server.post("/dead-letters/bulk", confirmation(review)).body())
+        .contains("Deleted 4 of the 4 dead letters reviewed.");
     assertThat(strings("SELECT queue FROM onceonly_dead_letters WHERE last_error = 'timeout'"))
         .containsExactly("mail", "mail", "mail");
     assertThat(count("SELECT COUNT(*) FROM onceonly_dead_letters WHERE queue = 'reports'"))

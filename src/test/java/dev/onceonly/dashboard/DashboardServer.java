@@ -82,6 +82,38 @@ final class DashboardServer implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
   }
 
+  private static final Pattern FORM =
+      Pattern.compile("<form method=\"post\" action=\"[^\"]*?([^\"/]*/[^\"/]*)\">(.*?)</form>");
+  private static final Pattern HIDDEN =
+      Pattern.compile("<input type=\"hidden\" name=\"([^\"]+)\" value=\"([^\"]*)\">");
+
+  /**
+   * Reads the hidden fields of the first form of {@code html} that posts to {@code action} (as a
+   * browser would send them: a confirmation page's form holds what the confirmation posts).
+   */
+  static Map<String, String> formOf(String html, String action) {
+    Matcher form = FORM.matcher(html);
+    while (form.find()) {
+      if (("/" + form.group(1)).equals(action)) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        Matcher hidden = HIDDEN.matcher(form.group(2));
+        while (hidden.find()) {
+          fields.put(hidden.group(1), unescape(hidden.group(2)));
+        }
+        return fields;
+      }
+    }
+    throw new AssertionError("the page has no form posting to " + action + ":\n" + html);
+  }
+
+  private static String unescape(String html) {
+    return html.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+  }
+
   static String csrfOf(String html) {
     Matcher m = CSRF.matcher(html);
     if (!m.find()) {

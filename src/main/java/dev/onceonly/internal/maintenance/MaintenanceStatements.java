@@ -28,6 +28,8 @@ final class MaintenanceStatements {
   final String recentDeadLetters;
   final String recentDeadLettersOfQueue;
   final String deadLetterPayloadRef;
+  final String listedPayloadRef;
+  final String deleteListedDeadLetter;
   final String receiptKeysPage;
   final String countForgotten;
   final String forgotten;
@@ -98,6 +100,8 @@ final class MaintenanceStatements {
     recentDeadLettersOfQueue = recent + " WHERE queue = ?" + newestFirst;
     deadLetterPayloadRef =
         "SELECT payload_ref FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
+    listedPayloadRef = deadLetterPayloadRef + " AND dead_at = ?";
+    deleteListedDeadLetter = deleteDeadLetter + " AND dead_at = ?";
     deleteUnusedPayload =
         "DELETE FROM "
             + p

@@ -224,25 +224,43 @@ public final class SqlMaintenance implements Maintenance {
   public boolean deleteDeadLetter(String queue, String key) {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(key, "key");
-    return database.write(c -> deleteDeadLetter(c, queue, key));
+    return database.write(c -> deleteDeadLetter(c, queue, key, null));
   }
 
-  private boolean deleteDeadLetter(Connection c, String queue, String key) throws SQLException {
+  @Override
+  public boolean deleteDeadLetter(String queue, String key, Instant deadAt) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(deadAt, "deadAt");
+    return database.write(c -> deleteDeadLetter(c, queue, key, deadAt));
+  }
+
+  /** Deletes the dead letter of {@code key}; with {@code deadAt}, only the one dead then. */
+  private boolean deleteDeadLetter(Connection c, String queue, String key, Instant deadAt)
+      throws SQLException {
     String ref;
-    try (PreparedStatement ps = c.prepareStatement(sql.deadLetterPayloadRef)) {
+    try (PreparedStatement ps =
+        c.prepareStatement(deadAt == null ? sql.deadLetterPayloadRef : sql.listedPayloadRef)) {
       ps.setString(1, queue);
       ps.setString(2, key);
+      if (deadAt != null) {
+        database.times().set(ps, 3, deadAt.toEpochMilli());
+      }
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
-          return false;
+          return false; // with deadAt: gone, or a later dead letter of the key, left alone
         }
         ref = rs.getString(1);
       }
     }
     int deleted;
-    try (PreparedStatement ps = c.prepareStatement(sql.deleteDeadLetter)) {
+    try (PreparedStatement ps =
+        c.prepareStatement(deadAt == null ? sql.deleteDeadLetter : sql.deleteListedDeadLetter)) {
       ps.setString(1, queue);
       ps.setString(2, key);
+      if (deadAt != null) { // checked again: on a server the row may have changed since the read
+        database.times().set(ps, 3, deadAt.toEpochMilli());
+      }
       deleted = ps.executeUpdate();
     }
     deleteUnusedPayload(c, ref);

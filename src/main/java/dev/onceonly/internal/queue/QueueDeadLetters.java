@@ -107,15 +107,22 @@ final class QueueDeadLetters {
         times.instant(rs, 5));
   }
 
-  /** Moves the dead letter of {@code key} back to the queue, due now; false if there is none. */
-  boolean requeue(String queue, String key) {
+  /**
+   * Moves the dead letter of {@code key} back to the queue, due now; false if there is none, or
+   * with {@code deadAt} not null, none dead-lettered at that instant.
+   */
+  boolean requeue(String queue, String key, Instant deadAt) {
     return core.database()
         .write(
             c -> {
-              try (PreparedStatement ps = c.prepareStatement(sql.requeue)) {
+              try (PreparedStatement ps =
+                  c.prepareStatement(deadAt == null ? sql.requeue : sql.requeueListed)) {
                 times.set(ps, 1, core.clock().millis());
                 ps.setString(2, queue);
                 ps.setString(3, key);
+                if (deadAt != null) {
+                  times.set(ps, 4, deadAt.toEpochMilli());
+                }
                 if (ps.executeUpdate() != 1) {
                   return false;
                 }

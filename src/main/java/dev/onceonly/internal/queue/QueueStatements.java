@@ -40,6 +40,7 @@ final class QueueStatements {
   final String listDeadLetters;
   final String findDeadLetter;
   final String requeue;
+  final String requeueListed;
   final String deleteDeadLetter;
   final String depth;
   final String nextDue;
@@ -144,16 +145,16 @@ final class QueueStatements {
         "SELECT message_key, payload, attempts, last_error, dead_at FROM "
             + p
             + "dead_letters WHERE queue = ? AND message_key = ?";
-    requeue =
-        dialect.insertOrNothing(
-            "INSERT INTO "
-                + m
-                + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
-                + " priority, partition_key, traceparent) SELECT queue, message_key, fingerprint,"
-                + " payload, payload_ref, ?, created_at, priority, partition_key, traceparent FROM "
-                + p
-                + "dead_letters WHERE queue = ? AND message_key = ?",
-            "queue, message_key");
+    String requeueFrom =
+        "INSERT INTO "
+            + m
+            + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
+            + " priority, partition_key, traceparent) SELECT queue, message_key, fingerprint,"
+            + " payload, payload_ref, ?, created_at, priority, partition_key, traceparent FROM "
+            + p
+            + "dead_letters WHERE queue = ? AND message_key = ?";
+    requeue = dialect.insertOrNothing(requeueFrom, "queue, message_key");
+    requeueListed = dialect.insertOrNothing(requeueFrom + " AND dead_at = ?", "queue, message_key");
     deleteDeadLetter = "DELETE FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
     depth = "SELECT COUNT(*) FROM " + m + " WHERE queue = ?";
     nextDue = "SELECT MIN(deliver_at) FROM " + m + " WHERE queue = ?";

@@ -735,9 +735,18 @@ public final class SqlJobQueue implements JobQueue {
 
   @Override
   public boolean requeue(String queue, String key) {
+    return requeueListed(queue, key, null);
+  }
+
+  @Override
+  public boolean requeue(String queue, String key, Instant deadAt) {
+    return requeueListed(queue, key, Objects.requireNonNull(deadAt, "deadAt"));
+  }
+
+  private boolean requeueListed(String queue, String key, Instant deadAt) {
     check("queue", queue, QUEUE);
     checkExisting(key);
-    boolean moved = dead.requeue(queue, key);
+    boolean moved = dead.requeue(queue, key, deadAt);
     if (moved) {
       signals.fire(queue);
     }
