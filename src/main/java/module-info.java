@@ -29,6 +29,8 @@ module dev.onceonly {
   requires static spring.core;
   requires static spring.jdbc;
   requires static spring.tx;
+  requires static spring.orm;
+  requires static jakarta.persistence;
   requires static spring.security.core;
   requires static com.zaxxer.hikari;
 

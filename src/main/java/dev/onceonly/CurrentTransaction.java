@@ -21,7 +21,7 @@ import java.sql.Connection;
  * letters of the queue, the claims of external effects (their record must be durable before the
  * outside world is called), and maintenance.
  *
- * <p>Implementations must be thread-safe; both methods are called on the calling thread.
+ * <p>Implementations must be thread-safe; every method is called on the calling thread.
  */
 public interface CurrentTransaction {
   /**
@@ -40,6 +40,42 @@ public interface CurrentTransaction {
    * @param connection the connection {@link #connection()} returned
    */
   void release(Connection connection);
+
+  /**
+   * Returns whether the transaction the calling thread is in is read-only, even where its
+   * connection does not say so (SQLite cannot make an open connection read-only). A call that
+   * writes refuses to join it with a {@link ReadOnlyTransactionException}. Default: false; the
+   * connection's own {@link Connection#isReadOnly()} is always asked as well.
+   *
+   * @return whether the caller's transaction is read-only
+   */
+  default boolean readOnly() {
+    return false;
+  }
+
+  /**
+   * Called on the calling thread right before a joined call sets its savepoint on {@code
+   * connection}, and again right before it releases it: a persistence context bound to the
+   * transaction (JPA's, for example) writes out its pending changes here, so that the savepoint
+   * covers exactly the writes made inside the call. Writes made before the call are then in the
+   * database before the savepoint, and a rollback to it cannot undo them; the call's own entity
+   * writes are in the database before its receipt can commit. Called for every joined call, also on
+   * connections this source did not return (it then does nothing unless the connection is its
+   * transaction's). Default: nothing.
+   *
+   * @param connection the connection the call joins
+   */
+  default void flush(Connection connection) {}
+
+  /**
+   * Called on the calling thread after a joined call failed and its writes were rolled back to its
+   * savepoint: a persistence context bound to the transaction must drop what it believes about the
+   * rows written inside the call (JPA's is cleared), so that it agrees with the database again and
+   * the transaction's commit does not write the failed call's entities after all. Default: nothing.
+   *
+   * @param connection the connection the call joined
+   */
+  default void rolledBack(Connection connection) {}
 
   /** {@return a source that never finds a transaction: every call runs in its own} */
   static CurrentTransaction none() {

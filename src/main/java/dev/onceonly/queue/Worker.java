@@ -1,9 +1,6 @@
 package dev.onceonly.queue;
 
 import dev.onceonly.Bounds;
-import dev.onceonly.CanonicalizationException;
-import dev.onceonly.ConflictException;
-import dev.onceonly.InvalidRequestException;
 import dev.onceonly.events.Events;
 import dev.onceonly.events.OnceOnlyEvent;
 import java.time.Duration;
@@ -92,10 +89,7 @@ public final class Worker implements AutoCloseable {
   /** Jobs settled so far, whatever the outcome: the rate the adaptive prefetch follows. */
   private final AtomicLong settledJobs = new AtomicLong();
 
-  private final AtomicLong completed = new AtomicLong();
-  private final AtomicLong retried = new AtomicLong();
-  private final AtomicLong deadLettered = new AtomicLong();
-  private final AtomicLong leasesLost = new AtomicLong();
+  private final JobOutcomes outcomes;
   private volatile boolean running;
   private ExecutorService claimer;
   private ExecutorService completer;
@@ -105,6 +99,7 @@ public final class Worker implements AutoCloseable {
 
   private Worker(Builder b) {
     this.queue = b.queue;
+    this.outcomes = new JobOutcomes(b.queue);
     this.queueName = b.queueName;
     this.handler = b.handler;
     this.batchHandler = b.batchHandler;
@@ -193,7 +188,11 @@ public final class Worker implements AutoCloseable {
     try {
       handler.handle(job);
     } catch (Throwable t) {
-      return job.result() != null ? job.result() : failed(queue, job, t);
+      if (job.result() == null) {
+        return JobOutcomes.failed(queue, job, t);
+      }
+      QueueResult r = JobOutcomes.failed(queue, job, t); // a completion rolled back keeps its lease
+      return r instanceof QueueResult.LeaseLost ? job.result() : r;
     }
     if (job.result() != null) {
       return job.result();
@@ -203,12 +202,7 @@ public final class Worker implements AutoCloseable {
       return queue.reschedule(job.lease(), at);
     }
     QueueResult r = queue.completeAll(List.of(new Completion(job.lease(), job.later()))).get(0);
-    return r instanceof QueueResult.WorkFailed f ? failed(queue, job, f.failure()) : r;
-  }
-
-  private static QueueResult failed(JobQueue queue, Job job, Throwable t) {
-    String error = t.getClass().getName() + ": " + t.getMessage();
-    return permanent(t) ? queue.deadLetter(job.lease(), error) : queue.nack(job.lease(), error);
+    return r instanceof QueueResult.WorkFailed f ? JobOutcomes.failed(queue, job, f.failure()) : r;
   }
 
   /**
@@ -346,7 +340,7 @@ public final class Worker implements AutoCloseable {
       results =
           queue.completeAll(jobs.stream().map(j -> new Completion(j.lease(), j.later())).toList());
     } catch (RuntimeException e) {
-      jobs.forEach(job -> warnUnrecorded("acknowledgement", job, e));
+      jobs.forEach(job -> JobOutcomes.warnUnrecorded("acknowledgement", job, e));
       jobs.forEach(inFlight::remove);
       settledJobs.addAndGet(jobs.size());
       settled.release();
@@ -355,9 +349,9 @@ public final class Worker implements AutoCloseable {
     for (int i = 0; i < jobs.size(); i++) {
       Job job = jobs.get(i);
       if (results.get(i) instanceof QueueResult.WorkFailed failed) {
-        fail(job, failed.failure());
+        outcomes.fail(job, failed.failure());
       } else {
-        count(results.get(i));
+        outcomes.count(results.get(i));
       }
       inFlight.remove(job);
     }
@@ -418,7 +412,7 @@ public final class Worker implements AutoCloseable {
         if (results.get(i) instanceof QueueResult.WorkFailed failed) {
           settleAlone(jobs.get(i), jobs.size() == 1 ? failed : null);
         } else {
-          count(results.get(i));
+          outcomes.count(results.get(i));
         }
       }
     } finally {
@@ -440,7 +434,7 @@ public final class Worker implements AutoCloseable {
     try {
       results = queue.completeBatch(jobs.stream().map(Job::delivery).toList(), batchHandler);
     } catch (RuntimeException e) {
-      jobs.forEach(job -> warnUnrecorded("batch", job, e));
+      jobs.forEach(job -> JobOutcomes.warnUnrecorded("batch", job, e));
       return List.of();
     }
     if (started != 0) {
@@ -469,9 +463,9 @@ public final class Worker implements AutoCloseable {
       alone = r.get(0);
     }
     if (alone instanceof QueueResult.WorkFailed f) {
-      fail(job, f.failure());
+      outcomes.fail(job, f.failure());
     } else {
-      count(alone);
+      outcomes.count(alone);
     }
   }
 
@@ -515,11 +509,12 @@ public final class Worker implements AutoCloseable {
     } catch (Throwable t) {
       if (deadline.passed()) {
         // Interrupted or cancelled at its deadline, whatever it threw then: a failed attempt.
-        fail(job, new TimeoutException("the handler ran longer than " + executionTimeout));
+        outcomes.fail(job, new TimeoutException("the handler ran longer than " + executionTimeout));
       } else if (t instanceof CancellationException && job.isCancelled()) {
-        release(job); // the worker cancelled it (shutdown, lost lease): not the handler's failure
+        outcomes.release(
+            job); // the worker cancelled it (shutdown, lost lease): not the handler's failure
       } else {
-        fail(job, t);
+        outcomes.fail(job, t);
       }
     } finally {
       deadline.end();
@@ -544,87 +539,17 @@ public final class Worker implements AutoCloseable {
   private boolean settle(Job job) {
     QueueResult r = job.result();
     if (r != null) {
-      count(r);
+      outcomes.count(r);
       return false;
     }
     Instant at = job.requestedRetry();
     if (at != null && job.later() == null) {
-      count(queue.reschedule(job.lease(), at));
+      outcomes.count(queue.reschedule(job.lease(), at));
       return false;
     }
     job.handOver();
     finishing.add(new Slot(job));
     return true;
-  }
-
-  private void fail(Job job, Throwable t) {
-    if (job.result() != null) {
-      // Completed before throwing: the acknowledgement stands, unless it joined a caller's
-      // transaction (a @Transactional handler) that this exception rolled back; then the message
-      // is delivered again once its lease runs out. Either way, say so.
-      count(job.result());
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "the handler of "
-              + job.delivery().key()
-              + " threw after completing it; if its completion joined a transaction that rolled"
-              + " back, the message is delivered again after its lease",
-          t);
-      return;
-    }
-    String error = t.getClass().getName() + ": " + t.getMessage();
-    try {
-      count(permanent(t) ? queue.deadLetter(job.lease(), error) : queue.nack(job.lease(), error));
-    } catch (RuntimeException e) {
-      e.addSuppressed(t);
-      warnUnrecorded("failure", job, e);
-    }
-  }
-
-  private static boolean permanent(Throwable t) {
-    return t instanceof InvalidRequestException
-        || t instanceof CanonicalizationException
-        || t instanceof ConflictException;
-  }
-
-  /**
-   * Makes a cancelled job's message due at once. A store failure here loses nothing (the lease runs
-   * out and the message is delivered again), so it is logged and never ends the calling thread: a
-   * polling thread, or {@link #close()} releasing the others.
-   */
-  private void release(Job job) {
-    if (job.result() != null) {
-      return;
-    }
-    try {
-      count(queue.reschedule(job.lease(), Instant.EPOCH)); // due at once, attempt not counted
-    } catch (RuntimeException e) {
-      warnUnrecorded("release", job, e);
-    }
-  }
-
-  /** Logs that the outcome of a job could not be stored; the lease expiring will redeliver it. */
-  private static void warnUnrecorded(String what, Job job, RuntimeException e) {
-    LOG.log(
-        System.Logger.Level.WARNING,
-        "cannot record "
-            + what
-            + " of "
-            + job.delivery().key()
-            + "; delivered again after its lease",
-        e);
-  }
-
-  private void count(QueueResult r) {
-    if (r instanceof QueueResult.Completed) {
-      completed.incrementAndGet();
-    } else if (r instanceof QueueResult.Retrying) {
-      retried.incrementAndGet();
-    } else if (r instanceof QueueResult.DeadLettered) {
-      deadLettered.incrementAndGet();
-    } else if (r instanceof QueueResult.LeaseLost) {
-      leasesLost.incrementAndGet();
-    }
   }
 
   /**
@@ -663,22 +588,22 @@ public final class Worker implements AutoCloseable {
 
   /** {@return how many messages this worker acknowledged} */
   public long completed() {
-    return completed.get();
+    return outcomes.completed();
   }
 
   /** {@return how many failed attempts were scheduled for retry} */
   public long retried() {
-    return retried.get();
+    return outcomes.retried();
   }
 
   /** {@return how many messages were dead-lettered} */
   public long deadLettered() {
-    return deadLettered.get();
+    return outcomes.deadLettered();
   }
 
   /** {@return how many acknowledgements found the lease taken over} */
   public long leasesLost() {
-    return leasesLost.get();
+    return outcomes.leasesLost();
   }
 
   /**
@@ -704,7 +629,7 @@ public final class Worker implements AutoCloseable {
       if (!pollers.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
         List<Job> handling = inFlight.stream().filter(j -> !j.isHandedOver()).toList();
         handling.forEach(job -> job.cancel("worker shutting down"));
-        handling.forEach(this::release);
+        handling.forEach(outcomes::release);
         pollers.shutdownNow();
         pollers.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
       }
@@ -732,7 +657,7 @@ public final class Worker implements AutoCloseable {
     ready.drainTo(unstarted);
     for (Slot slot : unstarted) {
       if (slot != STOP) {
-        release(slot.job());
+        outcomes.release(slot.job());
         inFlight.remove(slot.job());
       }
     }

@@ -4,6 +4,7 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.http.IdempotencyFilter;
 import dev.onceonly.http.ScopeResolver;
 import java.util.function.Consumer;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -52,6 +53,7 @@ public class OnceOnlyHttpAutoConfiguration {
    * @param properties the {@code onceonly.http.*} properties
    * @param onceProperties the {@code onceonly.*} properties
    * @param transactions the application's transaction manager, for the transactional mode
+   * @param beans the application's beans, to name the transaction managers found
    * @param scopes the application's scope resolver, if it has one
    * @param customizers the application's last words on the builder, in order
    * @return the filter
@@ -65,6 +67,7 @@ public class OnceOnlyHttpAutoConfiguration {
       OnceOnlyHttpProperties properties,
       ObjectProvider<OnceOnlyProperties> onceProperties,
       ObjectProvider<PlatformTransactionManager> transactions,
+      ListableBeanFactory beans,
       ObjectProvider<ScopeResolver> scopes,
       ObjectProvider<IdempotencyFilterCustomizer> customizers) {
     IdempotencyFilter.Builder b = IdempotencyFilter.builder(once);
@@ -87,14 +90,7 @@ public class OnceOnlyHttpAutoConfiguration {
       set("scope-header", properties.scopeHeader(), h -> b.scope(ScopeResolver.header(h)));
     }
     if (properties.transactional()) {
-      PlatformTransactionManager manager = transactions.getIfUnique();
-      if (manager == null) {
-        throw new OnceOnlyConfigurationException(
-            "onceonly.http.transactional needs one PlatformTransactionManager on the data source"
-                + " OnceOnly uses",
-            "declare one, or set onceonly.http.transactional=false for the plain mode",
-            null);
-      }
+      PlatformTransactionManager manager = transactionManager(properties, beans, transactions);
       OnceOnlyProperties p = onceProperties.getIfAvailable();
       if (p != null && !p.joinTransactions()) {
         throw new OnceOnlyConfigurationException(
@@ -108,6 +104,53 @@ public class OnceOnlyHttpAutoConfiguration {
     }
     customizers.orderedStream().forEach(c -> c.customize(b));
     return b.build();
+  }
+
+  /**
+   * The transaction manager the transactional mode runs handlers in: the one {@code
+   * onceonly.http.transaction-manager} names, else the only or the {@code @Primary} one.
+   */
+  private static PlatformTransactionManager transactionManager(
+      OnceOnlyHttpProperties properties,
+      ListableBeanFactory beans,
+      ObjectProvider<PlatformTransactionManager> transactions) {
+    String named = properties.transactionManager();
+    String[] names = beans.getBeanNamesForType(PlatformTransactionManager.class);
+    if (!named.isEmpty()) {
+      if (!java.util.Arrays.asList(names).contains(named)) {
+        throw new OnceOnlyConfigurationException(
+            "onceonly.http.transaction-manager names "
+                + named
+                + ", which is no PlatformTransactionManager bean; found: "
+                + String.join(", ", names),
+            "set onceonly.http.transaction-manager to the bean name of the transaction manager on"
+                + " the data source OnceOnly uses",
+            null);
+      }
+      return beans.getBean(named, PlatformTransactionManager.class);
+    }
+    PlatformTransactionManager manager = transactions.getIfUnique();
+    if (manager != null) {
+      return manager;
+    }
+    if (names.length > 1) {
+      throw new OnceOnlyConfigurationException(
+          "onceonly.http.transactional needs one PlatformTransactionManager on the data source"
+              + " OnceOnly uses, and found "
+              + names.length
+              + " with none @Primary: "
+              + String.join(", ", names),
+          "mark the one on OnceOnly's data source @Primary, or set"
+              + " onceonly.http.transaction-manager to its bean name (one of "
+              + String.join(", ", names)
+              + "), or onceonly.http.transactional=false for the plain mode",
+          null);
+    }
+    throw new OnceOnlyConfigurationException(
+        "onceonly.http.transactional needs one PlatformTransactionManager on the data source"
+            + " OnceOnly uses, and found none",
+        "declare one, or set onceonly.http.transactional=false for the plain mode",
+        null);
   }
 
   /**

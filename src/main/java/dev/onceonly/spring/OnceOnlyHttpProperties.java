@@ -28,6 +28,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param replayRetention how long a stored response is replayed
  * @param retryAfter the Retry-After of the answer to a request in progress
  * @param problemTypeBase the prefix of the problem types
+ * @param transactionManager the bean name of the transaction manager the transactional mode runs
+ *     handlers in, where the application has more than one and none is {@code @Primary}; empty for
+ *     the only (or the primary) one
  */
 // Spring's types are the application's, which requires Spring itself: nothing to re-export.
 @SuppressWarnings("exports")
@@ -46,7 +49,8 @@ public record OnceOnlyHttpProperties(
     @DefaultValue("255") int maxKeyLength,
     @DefaultValue("24h") Duration replayRetention,
     @DefaultValue("1s") Duration retryAfter,
-    @DefaultValue(IdempotencyFilter.DEFAULT_PROBLEM_TYPE_BASE) String problemTypeBase) {
+    @DefaultValue(IdempotencyFilter.DEFAULT_PROBLEM_TYPE_BASE) String problemTypeBase,
+    @DefaultValue("") String transactionManager) {
 
   /**
    * Checks every route and bound with the filter's own checks.
@@ -64,6 +68,7 @@ public record OnceOnlyHttpProperties(
    * @param replayRetention how long a stored response is replayed
    * @param retryAfter the Retry-After of the answer to a request in progress
    * @param problemTypeBase the prefix of the problem types
+   * @param transactionManager the transaction manager's bean name, or empty
    */
   public OnceOnlyHttpProperties {
     routes = List.copyOf(routes);

@@ -44,6 +44,53 @@ class OnceOnlyHttpAutoConfigurationTest {
                         dir.resolve("app.db"), SQLiteConfig.TransactionMode.IMMEDIATE)));
   }
 
+  private ApplicationContextRunner withTwoManagers() {
+    return runner()
+        .withBean(
+            "jpaTransactions",
+            PlatformTransactionManager.class,
+            () -> new DataSourceTransactionManager(dataSource()))
+        .withBean(
+            "jdbcTransactions",
+            PlatformTransactionManager.class,
+            () -> new DataSourceTransactionManager(dataSource()))
+        .withPropertyValues(
+            "onceonly.http.routes[0].name=payments", "onceonly.http.routes[0].paths=/payments");
+  }
+
+  private DataSource dataSource() {
+    return OnceOnlyAutoConfigurationTest.sqlite(
+        dir.resolve("app.db"), SQLiteConfig.TransactionMode.IMMEDIATE);
+  }
+
+  @Test
+  void twoTransactionManagersNoneIsPrimaryAreNamedWithTheWaysToChoose() {
+    withTwoManagers()
+        .run(
+            c ->
+                assertThat(c)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining(
+                        "found 2 with none @Primary: jpaTransactions, jdbcTransactions")
+                    .hasMessageContaining("onceonly.http.transaction-manager"));
+  }
+
+  @Test
+  void aPropertyNamesTheTransactionManagerOfTheTransactionalMode() {
+    withTwoManagers()
+        .withPropertyValues("onceonly.http.transaction-manager=jdbcTransactions")
+        .run(c -> assertThat(c).hasNotFailed().hasSingleBean(IdempotencyFilter.class));
+    withTwoManagers()
+        .withPropertyValues("onceonly.http.transaction-manager=nosuch")
+        .run(
+            c ->
+                assertThat(c)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("names nosuch, which is no PlatformTransactionManager"));
+  }
+
   @Test
   void withoutRoutesThereIsNoFilter() {
     runner().run(c -> assertThat(c).doesNotHaveBean(IdempotencyFilter.class));

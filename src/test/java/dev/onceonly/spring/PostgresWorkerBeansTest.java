@@ -141,10 +141,16 @@ class PostgresWorkerBeansTest {
               .workers()
               .get("dev.onceonly.spring.app.LabelHandler");
       // counted after the handler's transaction ended (it threw out of Spring's proxy)
-      Eventually.await(Duration.ofSeconds(20), "the handler ran", () -> labels.completed() == 1);
+      Eventually.await(Duration.ofSeconds(20), "the failure recorded", () -> labels.retried() >= 1);
       assertThat(count("message_key = 'label-1'")).isZero(); // the label rolled back
       assertThat(queued("label-1")).isEqualTo(1); // and the acknowledgement with it
-      assertThat(leased("label-1")).isEqualTo(1); // delivered again when its lease runs out
+      // recorded as a failed attempt, its error kept, retried by the policy (not at lease end)
+      assertThat(labels.completed()).isZero();
+      assertThat(
+              query(
+                  "SELECT COUNT(*) FROM onceonly_messages WHERE message_key = 'label-1'"
+                      + " AND last_error IS NOT NULL AND attempts >= 1"))
+          .isEqualTo(1);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.onceonly.internal.db;
 
 import dev.onceonly.ConnectionLostException;
 import dev.onceonly.CurrentTransaction;
+import dev.onceonly.ReadOnlyTransactionException;
 import dev.onceonly.StoreException;
 import dev.onceonly.internal.dialect.InstantColumns;
 import dev.onceonly.internal.dialect.SqlDialect;
@@ -117,9 +118,37 @@ public abstract class Database implements AutoCloseable {
       return write(work);
     }
     try {
-      return join(transaction, work);
+      if (source.readOnly()) {
+        throw new ReadOnlyTransactionException("this OnceOnly call");
+      }
+      Connection unit = current.get();
+      if (unit == null || unit == transaction) {
+        return join(transaction, work);
+      }
+      return inTransactionOfItsOwn(unit, transaction, work);
     } finally {
       source.release(transaction);
+    }
+  }
+
+  /**
+   * Joins {@code transaction}, a caller's transaction begun inside the unit of work that runs on
+   * {@code unit} (a Spring {@code REQUIRES_NEW} method called from an effect): the call belongs to
+   * that new transaction, which commits or rolls back on its own, so it runs there as any joined
+   * call does, and the outer unit of work goes on after it.
+   */
+  private <T> T inTransactionOfItsOwn(Connection unit, Connection transaction, Work<T> work) {
+    Boolean wasInside = inside.get();
+    int depth = savepoints.get();
+    inside.remove();
+    current.remove();
+    savepoints.remove();
+    try {
+      return join(transaction, work);
+    } finally {
+      inside.set(wasInside);
+      current.set(unit);
+      savepoints.set(depth);
     }
   }
 
@@ -134,10 +163,23 @@ public abstract class Database implements AutoCloseable {
    */
   public final <T> T join(Connection lent, Work<T> work) {
     Connection transaction = EffectConnection.unlent(lent); // an effect joining its own step
+    refuseReadOnly(transaction);
     if (transaction != null && transaction == current.get()) {
       return underSavepoint(transaction, work); // joins the unit of work it runs in
     }
     return guarded(() -> underSavepoint(transaction, tracked(work)));
+  }
+
+  private void refuseReadOnly(Connection transaction) {
+    boolean readOnly;
+    try {
+      readOnly = transaction.isReadOnly();
+    } catch (SQLException e) {
+      throw storeError("cannot read whether the caller's transaction is read-only", e);
+    }
+    if (readOnly) {
+      throw new ReadOnlyTransactionException("this OnceOnly call");
+    }
   }
 
   /** Remembers the connection a unit of work runs on, so that its effect may join it. */
@@ -191,7 +233,9 @@ public abstract class Database implements AutoCloseable {
   private <T> T underSavepoint(Connection c, Work<T> work) {
     int depth = savepoints.get();
     String name = depth == 0 ? "onceonly_step" : "onceonly_step_" + depth;
+    CurrentTransaction source = callerTransaction;
     try {
+      source.flush(c); // the caller's pending entity writes belong before the savepoint
       execute(c, "SAVEPOINT " + name);
     } catch (SQLException e) {
       throw storeError("cannot open a savepoint in the caller's transaction", e);
@@ -199,10 +243,16 @@ public abstract class Database implements AutoCloseable {
     savepoints.set(depth + 1);
     try {
       T result = work.run(c);
+      source.flush(c); // the step's own entity writes belong inside it
       execute(c, "RELEASE SAVEPOINT " + name);
       return result;
     } catch (Throwable failure) {
       rollbackTo(c, name, failure);
+      try {
+        source.rolledBack(c);
+      } catch (RuntimeException e) {
+        failure.addSuppressed(e);
+      }
       throw propagate(failure, "step failed inside the caller's transaction");
     } finally {
       savepoints.set(depth);

@@ -27,11 +27,14 @@ import org.sqlite.SQLiteConnection;
  * SqliteWriteTurns}.
  *
  * <p>The turn is an optimisation only: SQLite's own lock still decides who writes. A writer that
- * cannot have the turn within its connection's busy timeout, or whose thread already holds it for
- * another connection (a nested transaction, which SQLite would refuse anyway), goes on without it
- * and meets the file's lock as before. A turn whose holder's connection was closed without handing
- * it back is taken over at that point. Other processes on the same file are not in the queue; they
- * meet at the file's lock as before.
+ * cannot have the turn within its connection's busy timeout goes on without it and meets the file's
+ * lock as before. A writer whose thread already holds the turn on another connection (a transaction
+ * begun inside another one on the same file, such as Spring's {@code REQUIRES_NEW} inside a
+ * {@code @Transactional} method) is refused at once with SQLState {@code 25000}: the outer
+ * transaction holds the file's write lock and cannot end while its thread waits, so the inner one
+ * could only wait out its busy timeout and fail. A turn whose holder's connection was closed
+ * without handing it back is taken over at that point. Other processes on the same file are not in
+ * the queue; they meet at the file's lock as before.
  */
 public final class SqliteWriteTurn {
   /** The turns of the files opened so far, by real path; a turn nobody holds may be collected. */
@@ -47,7 +50,12 @@ public final class SqliteWriteTurn {
   private final Semaphore permit = new Semaphore(1, true);
   private final AtomicReference<Holder> holder = new AtomicReference<>();
 
-  private SqliteWriteTurn() {}
+  /** The file's real path, for messages. */
+  private final String file;
+
+  private SqliteWriteTurn(String file) {
+    this.file = file;
+  }
 
   /**
    * Takes the turn of {@code c}'s file for {@code key} (the connection object the caller will end
@@ -57,8 +65,9 @@ public final class SqliteWriteTurn {
    *
    * @param key what the turn is held for, given again to {@link #leave}
    * @param c the connection, or a wrapper of it
+   * @throws SQLException if this thread holds the turn on another connection (see the class)
    */
-  public static void enter(Object key, Connection c) {
+  public static void enter(Object key, Connection c) throws SQLException {
     enter(key, sqlite(c));
   }
 
@@ -67,8 +76,9 @@ public final class SqliteWriteTurn {
    *
    * @param key what the turn is held for
    * @param physical the driver's connection, or {@code null} (nothing to do)
+   * @throws SQLException if this thread holds the turn on another connection (see the class)
    */
-  public static void enter(Object key, SQLiteConnection physical) {
+  public static void enter(Object key, SQLiteConnection physical) throws SQLException {
     SqliteWriteTurn turn = physical == null ? null : of(physical);
     if (turn != null) {
       turn.take(key, physical);
@@ -99,10 +109,22 @@ public final class SqliteWriteTurn {
     }
   }
 
-  private void take(Object key, SQLiteConnection physical) {
+  private void take(Object key, SQLiteConnection physical) throws SQLException {
     Holder now = holder.get();
-    if (now != null && (now.key == key || now.thread == Thread.currentThread())) {
-      return; // held for this key already, or by this thread for another transaction
+    if (now != null && now.thread == Thread.currentThread()) {
+      if (now.key == key || now.physical == physical || closed(now.physical)) {
+        return; // held for this transaction already, or on this very connection: SQLite decides
+      }
+      throw new SQLException(
+          "this thread already holds the write transaction of "
+              + file
+              + " on another connection, and SQLite admits one writer per file: a second"
+              + " transaction begun inside the first (Spring's REQUIRES_NEW inside a"
+              + " @Transactional method or a guarded request, or a second data source on the"
+              + " same file) could only wait out its busy timeout and fail. Let the inner work"
+              + " join the outer transaction (propagation REQUIRED), or run it after the outer"
+              + " one commits",
+          "25000");
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(physical.getBusyTimeout());
     try {
@@ -185,7 +207,7 @@ public final class SqliteWriteTurn {
       WeakReference<SqliteWriteTurn> ref = TURNS.get(file);
       turn = ref == null ? null : ref.get();
       if (turn == null) {
-        turn = new SqliteWriteTurn();
+        turn = new SqliteWriteTurn(file);
         TURNS.values().removeIf(r -> r.get() == null);
         TURNS.put(file, new WeakReference<>(turn));
       }
