@@ -29,10 +29,11 @@ import java.util.Map;
  * starts with the worker, after every run was started or sent, and stops when the queue is empty;
  * the rows in {@code done} are then checked to be 5 N. The figure is steps per second.
  *
- * <p>Each database runs A B B A (workflow, chained, chained, workflow) and each figure is the mean
- * of its two runs; the load average is printed with every run. The ratio is workflow over chained.
- * Databases: SQLite with {@code synchronous=FULL} (a new file per run) and the embedded PostgreSQL
- * (a new database per run).
+ * <p>Each database runs a warm-up of each (a quarter of the runs, not counted), then A B B A
+ * (workflow, chained, chained, workflow), and each figure is the mean of its two runs; the load
+ * average is printed with every run. The ratio is workflow over chained. Databases: SQLite with
+ * {@code synchronous=FULL} (a new file per run) and the embedded PostgreSQL (a new database per
+ * run).
  *
  * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
  * -Dbench.main=dev.onceonly.bench.WorkflowBenchMain -Dbench.args="runs=1000 threads=4"}, with
@@ -75,6 +76,12 @@ public final class WorkflowBenchMain {
     for (String db : List.of("sqlite", "postgresql")) {
       if (!only.isEmpty() && !only.equals(db)) {
         continue;
+      }
+      try (Store warm = store(db)) { // warms the JIT; not counted
+        workflows(warm, Math.max(1, runs / 4), threads);
+      }
+      try (Store warm = store(db)) {
+        chained(warm, Math.max(1, runs / 4), threads);
       }
       List<Result> wf = new ArrayList<>();
       List<Result> chained = new ArrayList<>();

@@ -244,7 +244,7 @@ public final class SqlWorkflows implements Workflows {
   private void run(
       Connection tx, Job job, String id, String name, boolean compensation, StepHandler steps)
       throws Exception {
-    if (!rows.lock(tx, id)) {
+    if (!rows.lockCounting(tx, id)) {
       return;
     }
     RunRow run = rows.load(tx, id);

@@ -77,64 +77,67 @@ final class WorkflowRows {
     return update(c, sql.lockRun, id) == 1;
   }
 
-  /** Reads a run and its steps, or null. */
+  /**
+   * Takes the run's row lock for a step's completion, counting it ({@link RunRow#completions} is
+   * then this completion's place); false if there is no such run.
+   */
+  boolean lockCounting(Connection c, String id) throws SQLException {
+    return update(c, sql.lockRunCounting, id) == 1;
+  }
+
+  /** Reads a run and its steps in one query, or null. */
   RunRow load(Connection c, String id) throws SQLException {
-    RunRow run;
-    try (PreparedStatement ps = c.prepareStatement(sql.selectRun)) {
-      ps.setString(1, id);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        run =
-            new RunRow(
-                id,
-                rs.getString(2),
-                rs.getString(3),
-                rs.getString(4),
-                rs.getString(5),
-                times.get(rs, 9),
-                new ArrayList<>());
-        run.finalState = rs.getString(6);
-        run.completions = rs.getInt(7);
-        run.error = rs.getString(8);
-        run.updatedAt = times.get(rs, 10);
-      }
-    }
-    try (PreparedStatement ps = c.prepareStatement(sql.selectSteps)) {
+    RunRow run = null;
+    try (PreparedStatement ps = c.prepareStatement(sql.selectRunAndSteps)) {
       ps.setString(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          run.steps.add(step(rs));
+          if (run == null) {
+            run =
+                new RunRow(
+                    id,
+                    rs.getString(1),
+                    rs.getString(2),
+                    rs.getString(3),
+                    rs.getString(4),
+                    times.get(rs, 8),
+                    new ArrayList<>());
+            run.finalState = rs.getString(5);
+            run.completions = rs.getInt(6);
+            run.error = rs.getString(7);
+            run.updatedAt = times.get(rs, 9);
+          }
+          run.steps.add(step(rs, 9));
         }
       }
     }
     return run;
   }
 
-  private StepRow step(ResultSet rs) throws SQLException {
+  /** Reads a step from the columns after {@code at}. */
+  private StepRow step(ResultSet rs, int at) throws SQLException {
     List<StepRow.Dep> deps = new ArrayList<>();
-    for (JsonNode d : core.readTree(rs.getString(3))) {
+    for (JsonNode d : core.readTree(rs.getString(at + 3))) {
       deps.add(new StepRow.Dep(d.get("step").asText(), d.get("evenIfFailed").asBoolean()));
     }
     StepRow s =
         new StepRow(
-            rs.getString(1),
-            rs.getString(2),
+            rs.getString(at + 1),
+            rs.getString(at + 2),
             deps,
-            rs.getString(5),
-            rs.getString(10),
-            rs.getString(12));
-    s.openDeps = rs.getInt(4);
-    s.attempts = rs.getInt(6);
-    s.result = rs.getString(7);
-    s.error = rs.getString(8);
-    int seq = rs.getInt(9);
+            rs.getString(at + 5),
+            rs.getString(at + 10),
+            rs.getString(at + 12));
+    s.openDeps = rs.getInt(at + 4);
+    s.attempts = rs.getInt(at + 6);
+    s.result = rs.getString(at + 7);
+    s.error = rs.getString(at + 8);
+    int seq = rs.getInt(at + 9);
     s.completedSeq = rs.wasNull() ? null : seq;
-    s.signalPayload = rs.getString(11);
-    s.compState = rs.getString(13);
-    s.compAttempts = rs.getInt(14);
-    s.compError = rs.getString(15);
+    s.signalPayload = rs.getString(at + 11);
+    s.compState = rs.getString(at + 13);
+    s.compAttempts = rs.getInt(at + 14);
+    s.compError = rs.getString(at + 15);
     return s;
   }
 
@@ -180,18 +183,6 @@ final class WorkflowRows {
       ps.setString(5, run.id);
       ps.executeUpdate();
     }
-  }
-
-  /** Counts a completion on the run's row: the step's place in the order of completions. */
-  int countCompletion(Connection c, RunRow run) throws SQLException {
-    run.completions++;
-    try (PreparedStatement ps = c.prepareStatement(sql.countCompletion)) {
-      ps.setInt(1, run.completions);
-      times.set(ps, 2, now());
-      ps.setString(3, run.id);
-      ps.executeUpdate();
-    }
-    return run.completions;
   }
 
   /**

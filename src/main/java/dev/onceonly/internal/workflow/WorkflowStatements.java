@@ -5,13 +5,12 @@ import dev.onceonly.internal.dialect.SqlDialect;
 /** The workflows' statements for one table prefix and dialect, built once. */
 final class WorkflowStatements {
   final String insertRun;
-  final String selectRun;
   final String lockRun;
+  final String lockRunCounting;
+  final String selectRunAndSteps;
   final String listRuns;
   final String setRunState;
-  final String countCompletion;
   final String insertStep;
-  final String selectSteps;
   final String queuedSteps;
   final String queueStep;
   final String setOpenDeps;
@@ -34,13 +33,21 @@ final class WorkflowStatements {
                 + " (workflow_id, name, fingerprint, input, state, created_at, updated_at)"
                 + " VALUES (?, ?, ?, ?, 'RUNNING', ?, ?)",
             "workflow_id");
-    String runColumns =
-        "workflow_id, name, fingerprint, input, state, final_state, completions, error, created_at,"
-            + " updated_at";
-    selectRun = "SELECT " + runColumns + " FROM " + w + " WHERE workflow_id = ?";
     // An update that changes nothing still takes the row's write lock (PostgreSQL, InnoDB); on
     // SQLite the transaction holds the write lock already.
     lockRun = "UPDATE " + w + " SET completions = completions WHERE workflow_id = ?";
+    // A completion's lock also counts it: its place in the order of completions, read back with
+    // the run (a delivery that turns out to have nothing to do leaves a gap, which orders nothing).
+    lockRunCounting = "UPDATE " + w + " SET completions = completions + 1 WHERE workflow_id = ?";
+    selectRunAndSteps =
+        "SELECT w.name, w.fingerprint, w.input, w.state, w.final_state, w.completions, w.error,"
+            + " w.created_at, w.updated_at, s.step, s.queue, s.depends_on, s.open_deps, s.state,"
+            + " s.attempts, s.result, s.error, s.completed_seq, s.signal_name, s.signal_payload,"
+            + " s.comp_queue, s.comp_state, s.comp_attempts, s.comp_error FROM "
+            + w
+            + " w JOIN "
+            + s
+            + " s ON s.workflow_id = w.workflow_id WHERE w.workflow_id = ? ORDER BY s.position";
     listRuns =
         "SELECT workflow_id FROM "
             + w
@@ -50,18 +57,11 @@ final class WorkflowStatements {
             + w
             + " SET state = ?, final_state = ?, error = ?, updated_at = ?"
             + " WHERE workflow_id = ?";
-    countCompletion = "UPDATE " + w + " SET completions = ?, updated_at = ? WHERE workflow_id = ?";
     insertStep =
         "INSERT INTO "
             + s
             + " (workflow_id, step, position, queue, depends_on, open_deps, state, signal_name,"
             + " comp_queue, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    selectSteps =
-        "SELECT step, queue, depends_on, open_deps, state, attempts, result, error, completed_seq,"
-            + " signal_name, signal_payload, comp_queue, comp_state, comp_attempts, comp_error"
-            + " FROM "
-            + s
-            + " WHERE workflow_id = ? ORDER BY position";
     queuedSteps = "SELECT step, queue FROM " + s + " WHERE workflow_id = ? AND state = 'QUEUED'";
     queueStep =
         "UPDATE "

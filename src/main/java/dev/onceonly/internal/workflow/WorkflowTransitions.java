@@ -40,7 +40,7 @@ final class WorkflowTransitions {
   /** Records a step done with its result, then sends what it made due. */
   void completed(Connection c, RunRow run, StepRow step, String result, int attempts)
       throws SQLException {
-    int seq = rows.countCompletion(c, run);
+    int seq = run.completions; // counted by the lock (WorkflowRows#lockCounting)
     int n = rows.updateStep(c, rows.sql.completeStep, run, step, result, attempts, seq, rows.now());
     if (n != 1) {
       throw new IllegalStateException("step " + step.name + " of " + run.id + " is not queued");
