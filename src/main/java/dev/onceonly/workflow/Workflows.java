@@ -84,6 +84,18 @@ public interface Workflows {
   boolean cancel(String id, boolean compensate);
 
   /**
+   * Deletes finished runs (completed, failed or cancelled) whose state last changed before {@code
+   * before}, with their steps, oldest first, at most {@code limit} in one transaction; call it
+   * again until it answers less than {@code limit}. Once a run is deleted its id may be started
+   * again. Running and compensating runs are never deleted.
+   *
+   * @param before the runs finished before this instant go
+   * @param limit the most runs to delete, from 1 to 1,000
+   * @return how many were deleted
+   */
+  int purgeFinished(java.time.Instant before, int limit);
+
+  /**
    * Returns the queue handler for a {@link dev.onceonly.queue.Worker} of a queue that runs steps or
    * compensations: it runs {@code steps} for each of them as the run's state allows, and completes
    * the message with the step in one transaction. A step already completed, stopped or cancelled,

@@ -218,6 +218,30 @@ class WorkflowContract extends WorkflowContractSupport {
   }
 
   @Test
+  void purgingDeletesFinishedRunsOlderThanTheCutInBoundedBatchesAndNothingElse() {
+    for (int i = 0; i < 3; i++) {
+      once.workflows().start(CHAIN, "old-" + i, Map.of());
+    }
+    drain(EFFECT, "q1", "q2");
+    once.workflows().start(CHAIN, "running", Map.of()); // started before the cut, not finished
+    clock.advance(java.time.Duration.ofDays(2));
+    java.time.Instant cut = clock.instant().minus(java.time.Duration.ofDays(1));
+    once.workflows().start(CHAIN, "new", Map.of());
+    drain(EFFECT, "q2"); // nothing of "new" or "running" finishes: their first steps are on q1
+
+    assertThat(once.workflows().purgeFinished(cut, 2)).isEqualTo(2);
+    assertThat(once.workflows().purgeFinished(cut, 2)).isEqualTo(1);
+    assertThat(once.workflows().purgeFinished(cut, 2)).isZero();
+    reopen();
+    assertThat(db.strings("SELECT workflow_id FROM onceonly_workflows ORDER BY workflow_id"))
+        .containsExactly("new", "running");
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_workflow_steps")).isEqualTo(6);
+    assertThat(once.workflows().start(CHAIN, "old-0", Map.of("again", true)))
+        .as("a purged id may start again")
+        .isInstanceOf(Outcome.Created.class);
+  }
+
+  @Test
   void badDefinitionsAndIdsAreRefusedWithNothingWritten() {
     assertThatThrownBy(() -> Workflow.named("w").step("a", "q").after("b").build())
         .isInstanceOf(IllegalArgumentException.class)

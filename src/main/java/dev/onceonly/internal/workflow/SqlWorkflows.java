@@ -218,6 +218,28 @@ public final class SqlWorkflows implements Workflows {
   }
 
   @Override
+  public int purgeFinished(Instant before, int limit) {
+    Objects.requireNonNull(before, "before");
+    if (limit < 1 || limit > 1000) {
+      throw new IllegalArgumentException("limit must be between 1 and 1000");
+    }
+    return core.database()
+        .write(
+            c -> {
+              int deleted = 0;
+              for (String id : rows.finishedBefore(c, before.toEpochMilli(), limit)) {
+                // The run's row first: a run that is not finished (it cannot change back, but
+                // this keeps the rule in the statement) keeps its steps.
+                if (rows.updateRun(c, rows.sql.deleteRun, id) == 1) {
+                  rows.updateRun(c, rows.sql.deleteSteps, id);
+                  deleted++;
+                }
+              }
+              return deleted;
+            });
+  }
+
+  @Override
   public Handler handler(StepHandler steps) {
     Objects.requireNonNull(steps, "steps");
     return job -> {

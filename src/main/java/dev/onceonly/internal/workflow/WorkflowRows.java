@@ -155,6 +155,21 @@ final class WorkflowRows {
     return out;
   }
 
+  /** The finished runs whose state last changed before {@code millis}, oldest first. */
+  List<String> finishedBefore(Connection c, long millis, int limit) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql.finishedBefore)) {
+      times.set(ps, 1, millis);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+    }
+    return out;
+  }
+
   List<String> ids(Connection c, WorkflowState state, int limit) throws SQLException {
     List<String> out = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql.listRuns)) {

@@ -22,10 +22,23 @@ final class WorkflowStatements {
   final String completeCompensation;
   final String failCompensation;
   final String storeSignal;
+  final String finishedBefore;
+  final String deleteSteps;
+  final String deleteRun;
 
   WorkflowStatements(String p, SqlDialect dialect) {
     String w = p + "workflows";
     String s = p + "workflow_steps";
+    finishedBefore =
+        "SELECT workflow_id FROM "
+            + w
+            + " WHERE state IN ('COMPLETED', 'FAILED', 'CANCELLED') AND updated_at < ?"
+            + " ORDER BY updated_at, workflow_id LIMIT ?";
+    deleteSteps = "DELETE FROM " + s + " WHERE workflow_id = ?";
+    deleteRun =
+        "DELETE FROM "
+            + w
+            + " WHERE workflow_id = ? AND state IN ('COMPLETED', 'FAILED', 'CANCELLED')";
     insertRun =
         dialect.insertOrNothing(
             "INSERT INTO "
