@@ -26,6 +26,7 @@ public abstract class Database implements AutoCloseable {
   private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> Boolean.FALSE);
   private final ThreadLocal<Connection> current = new ThreadLocal<>();
   private final ThreadLocal<Integer> savepoints = ThreadLocal.withInitial(() -> 0);
+  private final ThreadLocal<Boolean> owning = new ThreadLocal<>();
   private volatile CurrentTransaction callerTransaction = CurrentTransaction.none();
   private volatile dev.onceonly.events.Events events = dev.onceonly.events.Events.none();
 
@@ -84,7 +85,30 @@ public abstract class Database implements AutoCloseable {
 
   /** Runs {@code work} in a write transaction of its own and commits it. */
   public final <T> T write(Work<T> work) {
-    return guarded(() -> inWriteTransaction(tracked(work)));
+    return guarded(() -> inWriteTransaction(tracked(owned(work))));
+  }
+
+  /**
+   * Marks the thread that runs {@code work} (a group commit's leader, maybe) as in {@link #write}.
+   */
+  private <T> Work<T> owned(Work<T> work) {
+    return c -> {
+      owning.set(Boolean.TRUE);
+      try {
+        return work.run(c);
+      } finally {
+        owning.remove();
+      }
+    };
+  }
+
+  /**
+   * Returns whether the calling thread runs a unit of work of {@link #write}, in a transaction this
+   * library began (at {@code READ COMMITTED} on MariaDB), rather than one the caller began at an
+   * isolation of its choosing; also inside such a unit's effect joining its own connection.
+   */
+  public final boolean ownsTransaction() {
+    return owning.get() != null;
   }
 
   /** Sets where the group commits are published. Set once, before the stores are used. */
