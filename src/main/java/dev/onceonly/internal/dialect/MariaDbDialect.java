@@ -166,6 +166,17 @@ final class MariaDbDialect implements SqlDialect {
     return name.length() <= 64 ? name : "onceonly.migrate#" + Integer.toHexString(name.hashCode());
   }
 
+  /** The binary log's format, {@code sql_mode}, character sets ({@link MariaDbSettings}). */
+  @Override
+  public long checkAtOpen(Connection c) throws SQLException {
+    return MariaDbSettings.atOpen(c);
+  }
+
+  @Override
+  public void checkSession(Connection c) throws SQLException {
+    MariaDbSettings.session(c);
+  }
+
   /**
    * Always true: {@code @@tx_isolation} reads the session's level, not the one {@code SET
    * TRANSACTION} gave the transaction under way, so a caller's transaction is taken as {@code

@@ -203,6 +203,23 @@ public interface SqlDialect {
           + " traceparent";
 
   /**
+   * Refuses the server's or the session's settings under which the library's statements would fail
+   * or store something else, read once when a store opens ({@link
+   * dev.onceonly.ServerSettingException}); nothing to refuse by default.
+   *
+   * @return the largest statement the server takes, in bytes ({@link Long#MAX_VALUE} by default)
+   */
+  default long checkAtOpen(Connection c) throws SQLException {
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * Refuses a session setting on the first use of a connection the library opens or joins; nothing
+   * by default.
+   */
+  default void checkSession(Connection c) throws SQLException {}
+
+  /**
    * {@return an SQL expression, true where the current transaction's plain reads may come from a
    * snapshot older than the statement} ({@code REPEATABLE READ}, {@code SERIALIZABLE}), so that a
    * step joined to it could miss a receipt committed meanwhile; false by default (SQLite, whose

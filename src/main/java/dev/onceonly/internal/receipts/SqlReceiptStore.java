@@ -210,6 +210,7 @@ public final class SqlReceiptStore implements ReceiptStore {
     T result = run(effect, c);
     String json = serialize(result, resultType);
     checkReadsBack(result, json, resultType);
+    checkFits(json, resultType);
     if (claimFirst) {
       fill(c, request.key(), json);
     } else {
@@ -352,6 +353,34 @@ public final class SqlReceiptStore implements ReceiptStore {
           null);
     }
   }
+
+  /**
+   * Refuses a result whose statement the server would not take ({@code max_allowed_packet} on
+   * MariaDB, read at open): the server would close the connection, reported as a lost one. The
+   * statement's other values take at most {@value #STATEMENT_ROOM} bytes; the UTF-8 length is only
+   * counted for a result that could come near the limit.
+   */
+  private void checkFits(String json, Class<?> resultType) {
+    long limit = core.database().maxStatementBytes();
+    if ((long) json.length() * 3 + STATEMENT_ROOM <= limit) {
+      return;
+    }
+    long bytes = json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    if (bytes + STATEMENT_ROOM > limit) {
+      throw new UnstorableResultException(
+          resultType,
+          "its JSON is "
+              + bytes
+              + " bytes, and with the receipt's other values more than the "
+              + limit
+              + " bytes of one statement that the server takes (max_allowed_packet); raise"
+              + " max_allowed_packet or return less",
+          null);
+    }
+  }
+
+  /** Room for a receipt's values other than its result, in bytes of a statement. */
+  private static final int STATEMENT_ROOM = 8_192;
 
   private String rewrite(Object value) {
     try {
