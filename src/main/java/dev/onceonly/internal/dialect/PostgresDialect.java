@@ -63,6 +63,17 @@ final class PostgresDialect implements SqlDialect {
     }
   }
 
+  /** Read from the current transaction ({@code READ UNCOMMITTED} reads as committed here). */
+  @Override
+  public String snapshotReads() {
+    return "current_setting('transaction_isolation') NOT IN ('read committed', 'read uncommitted')";
+  }
+
+  @Override
+  public String shareLock() {
+    return " FOR SHARE";
+  }
+
   @Override
   public InstantColumns instants() {
     return InstantColumns.TIMESTAMPTZ;
