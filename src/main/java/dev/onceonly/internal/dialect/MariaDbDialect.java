@@ -415,4 +415,10 @@ final class MariaDbDialect implements SqlDialect {
   public String distinct(String left, String right) {
     return "NOT (" + left + " <=> " + right + ")";
   }
+
+  /** {@return {@code LOCATE}'s substring test; the column's binary collation makes it exact} */
+  @Override
+  public String contains(String column) {
+    return "LOCATE(?, " + column + ") > 0";
+  }
 }

@@ -220,4 +220,10 @@ final class PostgresDialect implements SqlDialect {
   public String distinct(String left, String right) {
     return left + " IS DISTINCT FROM " + right;
   }
+
+  /** {@return {@code strpos}'s substring test; the column's binary collation makes it exact} */
+  @Override
+  public String contains(String column) {
+    return "strpos(" + column + ", ?) > 0";
+  }
 }

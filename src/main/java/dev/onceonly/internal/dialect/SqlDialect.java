@@ -260,6 +260,15 @@ public interface SqlDialect {
   }
 
   /**
+   * {@return a condition true when the text of {@code column} holds the statement's next parameter
+   * as a substring, exactly (case and all, no pattern characters)}. By default SQLite's {@code
+   * instr}; a dialect whose function is spelled otherwise overrides it.
+   */
+  default String contains(String column) {
+    return "instr(" + column + ", ?) > 0";
+  }
+
+  /**
    * {@return a {@code DELETE} of the first rows of {@code table} by {@code order} that match {@code
    * where}}, at most as many as its last parameter. By default through a subquery on the key
    * columns {@code keys}, as {@link #updateFirst} does.
