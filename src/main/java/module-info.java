@@ -47,6 +47,7 @@ module dev.onceonly {
   exports dev.onceonly.spring;
   exports dev.onceonly.sql;
   exports dev.onceonly.testing;
+  exports dev.onceonly.workflow;
 
   // The migration scripts, for Flyway and Liquibase on the module path: a named module's
   // resources are encapsulated unless their package is open. These packages hold only scripts.

@@ -15,12 +15,14 @@ import dev.onceonly.internal.receipts.SqlIntentStore;
 import dev.onceonly.internal.receipts.SqlReceiptStore;
 import dev.onceonly.internal.receipts.SqlRejectionStore;
 import dev.onceonly.internal.receipts.StoreContext;
+import dev.onceonly.internal.workflow.SqlWorkflows;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.Schedules;
 import dev.onceonly.queue.Uniqueness;
 import dev.onceonly.sql.Dialect;
+import dev.onceonly.workflow.Workflows;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.Map;
@@ -62,6 +64,7 @@ public final class OnceOnly implements AutoCloseable {
   private final DatabaseClock databaseClock;
   private final SendNotifications notifications;
   private final SqlMaintenance maintenance;
+  private final SqlWorkflows workflows;
   private final Events events;
 
   OnceOnly(
@@ -97,6 +100,7 @@ public final class OnceOnly implements AutoCloseable {
             partitionLimits);
     this.externalEffects =
         new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
+    this.workflows = new SqlWorkflows(core, prefix, queue);
     this.maintenance =
         new SqlMaintenance(database, prefix, core.clock(), receipts, migrator, description);
   }
@@ -158,6 +162,16 @@ public final class OnceOnly implements AutoCloseable {
    */
   public Schedules schedules() {
     return queue.schedules();
+  }
+
+  /**
+   * Returns the workflows: named graphs of steps run by the workers of their queues, each step
+   * once, on this store's tables (see {@code docs/workflows.md}).
+   *
+   * @return the workflows of this store
+   */
+  public Workflows workflows() {
+    return workflows;
   }
 
   /**

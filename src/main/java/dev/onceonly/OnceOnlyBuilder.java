@@ -587,6 +587,7 @@ public final class OnceOnlyBuilder {
       }
       InstantSource time =
           clock != null ? clock : databaseClock != null ? databaseClock : InstantSource.system();
+      database.checkServer();
       if (sqliteFile == null || requireSynchronousReplication) { // a file's synchronous is ours
         DurabilityCheck.run(database, description(database), requireSynchronousReplication);
       }

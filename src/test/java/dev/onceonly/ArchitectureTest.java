@@ -89,9 +89,10 @@ class ArchitectureTest {
 
   private static final DescribedPredicate<JavaClass> QUEUE_OR_CLAIMS =
       describe(
-          "the queue, claims and maintenance APIs",
+          "the queue, claims, maintenance and workflow APIs",
           c ->
               c.getPackageName().equals("dev.onceonly.queue")
+                  || c.getPackageName().equals("dev.onceonly.workflow")
                   || c.getPackageName().equals("dev.onceonly.external")
                   || c.getPackageName().equals("dev.onceonly.maintenance"));
 
@@ -100,8 +101,8 @@ class ArchitectureTest {
    * of an API implemented inside, the factory and delegate edges that close a loop by design: the
    * allowed exceptions' edges into the implementation (which depends on the API it implements), and
    * {@link OnceOnly}'s edges to the queue, claims and maintenance APIs (it hands out the {@code
-   * JobQueue}, {@code ExternalEffects} and {@code Maintenance}, whose types use root types such as
-   * {@link Effect} and {@link IntentKey}).
+   * JobQueue}, {@code ExternalEffects}, {@code Maintenance} and {@code Workflows}, whose types use
+   * root types such as {@link Effect} and {@link IntentKey}).
    */
   @ArchTest
   static final ArchRule packagesAreFreeOfCycles =

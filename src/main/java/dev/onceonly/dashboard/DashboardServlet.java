@@ -27,11 +27,12 @@ import java.util.function.Predicate;
  * context.addServlet(new ServletHolder(DashboardServlet.builder(once).build()), "/onceonly/*");
  * }</pre>
  *
- * <p>Security: every action is a POST carrying a CSRF value (a signed double submit, no server
- * session); a POST without it, or on a {@link Builder#readOnly read-only} dashboard, is refused
- * before anything is read. Actions are logged with who did them (the request's principal, {@code
- * token} in the standalone mode, else {@code anonymous}) on the logger {@code
- * dev.onceonly.dashboard}. Pages escape every value they show and send {@code
+ * <p>Security: every action is a POST carrying a CSRF value bound to the request's session (the
+ * dashboard session an access token starts, else the container's session or principal; see the
+ * security model in the docs); a POST without it, or on a {@link Builder#readOnly read-only}
+ * dashboard, is refused before anything is read. Actions are logged with who did them (the
+ * request's principal, {@code token} in the standalone mode, else {@code anonymous}) on the logger
+ * {@code dev.onceonly.dashboard}. Pages escape every value they show and send {@code
  * Content-Security-Policy: default-src 'self'}: no script at all. Who may see the pages is the
  * container's business (its security constraints, Spring Security) unless an {@link
  * Builder#accessToken access token} is set; who may act, {@link Builder#mayAct}'s.
@@ -154,7 +155,7 @@ public final class DashboardServlet extends HttpServlet {
   private boolean admitted(HttpServletRequest req, HttpServletResponse res) throws IOException {
     if (guard.tokenInQuery(req)) {
       // Take the token out of the address bar and the history: a cookie carries it from now on.
-      guard.rememberToken(res, cookiePath(req));
+      guard.startSession(req, res, cookiePath(req));
       res.setStatus(303);
       res.setHeader("Location", base(req) + Objects.requireNonNullElse(req.getPathInfo(), "/"));
       return false;
@@ -173,8 +174,10 @@ public final class DashboardServlet extends HttpServlet {
     } else {
       actor = guard.tokenRequired() ? "token" : "anonymous";
     }
-    String csrf = mayActNow ? guard.csrfFor(req, res, cookiePath(req)) : null;
+    // The host's fields first: reading its token may start the container's session (Spring
+    // Security's is deferred), and the CSRF value is bound to that session.
     Map<String, String> fields = mayActNow ? formFields.apply(req) : Map.of();
+    String csrf = mayActNow ? guard.csrfFor(req, res, cookiePath(req)) : null;
     return new View(req, base(req), csrf, actor, fields == null ? Map.of() : Map.copyOf(fields));
   }
 

@@ -2,6 +2,7 @@ package dev.onceonly.dashboard;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.maintenance.Maintenance;
+import dev.onceonly.maintenance.QueuePage;
 import dev.onceonly.maintenance.StoreStatus;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +21,9 @@ final class OverviewPage {
   /** The minutes of the throughput chart: the last hour. */
   static final int MINUTES = 60;
 
+  /** The queues the overview lists, the deepest first. */
+  static final int DEEPEST = 10;
+
   private final OnceOnly once;
   private final History history;
   private final Throughput throughput;
@@ -33,7 +37,7 @@ final class OverviewPage {
     this.throughput = throughput;
   }
 
-  String render() {
+  String render(String base) {
     StoreStatus s = once.maintenance().status();
     history.record(s);
     Maintenance.PerMinute dead = once.maintenance().deadLetteredPerMinute(MINUTES);
@@ -42,6 +46,7 @@ final class OverviewPage {
     h.raw("; schema version ").text(s.schemaVersion()).raw(" (this library needs ");
     h.text(once.maintenance().schemaVersion().required()).raw(")</p>");
     counts(h, s);
+    deepest(h, base);
     oldest(h, s);
     h.raw("<h2>Throughput, last hour</h2>");
     sources(h);
@@ -65,19 +70,33 @@ final class OverviewPage {
     row(h, "receipts", "live", s.receiptsLive());
     row(h, "receipts", "expired", s.receiptsExpired());
     row(h, "receipts", "tombstones", s.tombstones());
-    for (Map.Entry<String, StoreStatus.QueueCounts> q : s.messages().entrySet()) {
-      row(h, "messages " + q.getKey(), "due", q.getValue().due());
-      row(h, "messages " + q.getKey(), "leased", q.getValue().leased());
-      row(h, "messages " + q.getKey(), "delayed", q.getValue().delayed());
+    long[] all = new long[3];
+    for (StoreStatus.QueueCounts q : s.messages().values()) {
+      all[0] += q.due();
+      all[1] += q.leased();
+      all[2] += q.delayed();
     }
-    for (Map.Entry<String, Long> d : s.deadLetters().entrySet()) {
-      row(h, "dead letters", d.getKey(), d.getValue());
-    }
+    row(h, "messages", "due", all[0]);
+    row(h, "messages", "leased", all[1]);
+    row(h, "messages", "delayed", all[2]);
+    row(h, "dead letters", "kept", s.deadLetterTotal());
     row(h, "rejections", "kept", s.rejections());
     for (Map.Entry<String, Long> c : s.claims().entrySet()) {
       row(h, "claims", c.getKey(), c.getValue());
     }
     h.raw("</table>");
+  }
+
+  /** The deepest queues, a bounded few: the Queues page lists and searches them all. */
+  private void deepest(Html h, String base) {
+    QueuePage q = once.maintenance().queues("", 0, DEEPEST);
+    h.raw("<h2>Deepest queues</h2><p id=\"queue-total\">").text(Html.count(q.total()));
+    h.raw(
+        q.total() > DEEPEST
+            ? " queues; the deepest " + DEEPEST + " here, every one on "
+            : " queues; ");
+    h.link(base, "/queues", "the Queues page").raw("</p>");
+    QueuesPage.table(h, base, q.queues());
   }
 
   private static void row(Html h, String table, String state, long n) {

@@ -42,7 +42,7 @@ final class Pages {
 
   String render(String path, View v) {
     return switch (path) {
-      case "/" -> overview.render();
+      case "/" -> overview.render(v.base());
       case "/queues" -> queues.queues(v);
       case "/message" -> queues.message(v);
       case "/dead-letters" -> deadLetters.list(v);

@@ -6,12 +6,11 @@ import dev.onceonly.dashboard.DashboardServlet.View;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.Maintenance.MessageSummary;
 import dev.onceonly.maintenance.QueueBreakdown;
+import dev.onceonly.maintenance.QueuePage;
 import dev.onceonly.maintenance.QueuedMessage;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.queue.QueueLimits;
 import java.util.List;
-import java.util.SortedSet;
-import java.util.TreeSet;
 
 /**
  * The Queues pages: every queue's counts; one queue by priority and partition with its limits, its
@@ -20,6 +19,9 @@ import java.util.TreeSet;
 final class QueuesPage {
   /** Messages per page of one queue. */
   static final int PAGE = 50;
+
+  /** Queues per page of the list of queues. */
+  static final int QUEUES = 50;
 
   /** The most partitions one queue's page lists, the deepest first. */
   static final int PARTITIONS = 50;
@@ -31,8 +33,9 @@ final class QueuesPage {
   }
 
   /**
-   * {@code /queues}: every queue's counts; with {@code queue} named, that queue alone (the counts
-   * of every queue take a scan of the whole table, which one queue's page does not need).
+   * {@code /queues}: a page of {@link #QUEUES} queues, the deepest first, those whose name holds
+   * {@code name} if it is given, with how many there are in all; with {@code queue} named, that
+   * queue alone.
    */
   String queues(View v) {
     String queue = v.param("queue");
@@ -43,22 +46,42 @@ final class QueuesPage {
       findForm(h, v.base(), queue, "");
       return h.toString();
     }
-    StoreStatus s = once.maintenance().status();
-    Html h = new Html().raw("<h1>Queues</h1><table id=\"queues\"><tr><th>queue</th><th>due</th>");
-    h.raw("<th>leased</th><th>delayed</th><th>depth</th><th>dead letters</th></tr>");
-    SortedSet<String> names = new TreeSet<>(s.messages().keySet());
-    names.addAll(s.deadLetters().keySet());
-    for (String name : names) {
-      StoreStatus.QueueCounts c =
-          s.messages().getOrDefault(name, new StoreStatus.QueueCounts(0, 0, 0));
-      h.raw("<tr><td><a href=\"").text(v.base() + "/queues?queue=" + Pages.encode(name));
-      h.raw("\">").text(name).raw("</a></td>");
-      counts(h, c);
-      h.td(Html.count(s.deadLetters().getOrDefault(name, 0L))).raw("</tr>");
+    String name = v.param("name");
+    long page = number(v.param("page"), "page");
+    QueuePage found = once.maintenance().queues(name, page * QUEUES, QUEUES);
+    long pages = Math.max(1, (found.total() + QUEUES - 1) / QUEUES);
+    Html h = new Html().raw("<h1>Queues</h1><form method=\"get\" id=\"search\"><label>name");
+    h.raw(" contains <input name=\"name\" value=\"").text(name);
+    h.raw("\"></label> <button>Search</button></form><p id=\"queue-total\">");
+    h.text(Html.count(found.total())).raw(name.isEmpty() ? " queues" : " queues match");
+    h.raw(", the deepest first; page <span id=\"page\">").text(page + 1).raw("</span> of ");
+    h.text(pages).raw("</p>");
+    table(h, v.base(), found.queues());
+    h.raw("<p class=\"pager\">");
+    String filter =
+        v.base() + "/queues?" + (name.isEmpty() ? "" : "name=" + Pages.encode(name) + "&");
+    if (page > 0) {
+      h.raw("<a rel=\"prev\" href=\"").text(filter + "page=" + (page - 1)).raw("\">previous</a> ");
     }
-    h.raw("</table>");
+    if (page + 1 < pages) {
+      h.raw("<a rel=\"next\" href=\"").text(filter + "page=" + (page + 1)).raw("\">next</a>");
+    }
+    h.raw("</p>");
     findForm(h, v.base(), "", "");
     return h.toString();
+  }
+
+  /** A table of queues with their counts, each linked to its own page. */
+  static void table(Html h, String base, List<QueuePage.Queue> queues) {
+    h.raw("<table id=\"queues\"><tr><th>queue</th><th>due</th><th>leased</th><th>delayed</th>");
+    h.raw("<th>depth</th><th>dead letters</th></tr>");
+    for (QueuePage.Queue q : queues) {
+      h.raw("<tr><td><a href=\"").text(base + "/queues?queue=" + Pages.encode(q.name()));
+      h.raw("\">").text(q.name()).raw("</a></td>");
+      counts(h, q.counts());
+      h.td(Html.count(q.deadLetters())).raw("</tr>");
+    }
+    h.raw("</table>");
   }
 
   private static void counts(Html h, StoreStatus.QueueCounts c) {

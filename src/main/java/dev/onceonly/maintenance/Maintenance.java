@@ -75,6 +75,23 @@ public interface Maintenance {
   PerMinute deadLetteredPerMinute(int minutes);
 
   /**
+   * Lists one page of the queues that hold messages or dead letters, the deepest first (most
+   * messages, then most dead letters, then by name), with their counts at this instance's clock and
+   * how many queues match in all. The database groups, sorts and cuts the page ({@code LIMIT}), so
+   * a store of many queues returns no more than {@code limit} rows; it still groups every queue's
+   * rows (from its indexes) to know which are deepest.
+   *
+   * @param nameContains only queues whose name holds this text exactly (case counts, no pattern
+   *     characters), or {@code ""} for every queue
+   * @param offset how many queues of that order to skip, 0 or more
+   * @param limit the most to return, 1 to {@link #MAX_BATCH}
+   * @return the page and the total
+   * @throws IllegalArgumentException if {@code offset} is negative or {@code limit} out of bounds
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  QueuePage queues(String nameContains, long offset, int limit);
+
+  /**
    * Lists dead letters newest first (ties in queue and key order), without their payloads.
    *
    * @param queue only this queue, or {@code null} for every queue

@@ -34,6 +34,10 @@ import org.eclipse.jetty.server.ServerConnector;
  * counts by priority and partition and its first page of messages) and the peer is one raw {@code
  * SELECT priority, COUNT(*) ... WHERE queue = 'queue-a' GROUP BY priority}.
  *
+ * <p>With {@code queues=20000}, the messages are spread over that many queues; with {@code
+ * dead=10000}, that many dead letters are added over the same queues; {@code page=queues} measures
+ * the Queues page ({@code /queues}, its first page of the deepest queues).
+ *
  * <p>Run: {@code mvn -B -Pbench test-compile exec:exec
  * -Dbench.main=dev.onceonly.bench.DashboardBenchMain -Dbench.args="n=1000000 rounds=5"}.
  */
@@ -44,6 +48,9 @@ public final class DashboardBenchMain {
     int n = 1_000_000;
     int rounds = 5;
     boolean queuePage = false;
+    boolean queuesPage = false;
+    int queues = 0;
+    int dead = 0;
     for (String a : args) {
       if (a.startsWith("n=")) {
         n = Integer.parseInt(a.substring(2));
@@ -51,6 +58,12 @@ public final class DashboardBenchMain {
         rounds = Integer.parseInt(a.substring(7));
       } else if (a.equals("page=queue")) {
         queuePage = true;
+      } else if (a.equals("page=queues")) {
+        queuesPage = true;
+      } else if (a.startsWith("queues=")) {
+        queues = Integer.parseInt(a.substring(7));
+      } else if (a.startsWith("dead=")) {
+        dead = Integer.parseInt(a.substring(5));
       }
     }
     Path dir = Files.createTempDirectory("dashboard-bench");
@@ -58,7 +71,7 @@ public final class DashboardBenchMain {
     String url = "jdbc:sqlite:" + file;
     try (OnceOnly once = OnceOnly.openSqlite(file)) {
       long t0 = System.nanoTime();
-      fill(url, n, once);
+      fill(url, n, queues, dead, once);
       System.out.printf(
           Locale.ROOT, "filled %,d messages in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
       Server server = new Server();
@@ -72,9 +85,10 @@ public final class DashboardBenchMain {
       server.start();
       try (Connection raw = DriverManager.getConnection(url)) {
         HttpClient client = HttpClient.newHttpClient();
-        String path = queuePage ? "/ops/queues?queue=queue-a" : "/ops/";
+        String path =
+            queuePage ? "/ops/queues?queue=queue-a" : queuesPage ? "/ops/queues" : "/ops/";
         URI overview = URI.create("http://127.0.0.1:" + connector.getLocalPort() + path);
-        String expect = queuePage ? "By priority" : "Overview";
+        String expect = queuePage ? "By priority" : queuesPage ? "the deepest first" : "Overview";
         String peerSql =
             queuePage
                 ? "SELECT priority, COUNT(*) FROM onceonly_messages WHERE queue = 'queue-a'"
@@ -115,7 +129,8 @@ public final class DashboardBenchMain {
     }
   }
 
-  private static void fill(String url, int n, OnceOnly once) throws Exception {
+  private static void fill(String url, int n, int queues, int dead, OnceOnly once)
+      throws Exception {
     long now = System.currentTimeMillis();
     try (Connection c = DriverManager.getConnection(url)) {
       c.setAutoCommit(false);
@@ -126,7 +141,10 @@ public final class DashboardBenchMain {
         for (int i = 0; i < n; i++) {
           int kind = i % 4;
           ps.setString(
-              1, "queue-" + (i % 4 == 0 ? "a" : i % 3 == 0 ? "b" : i % 2 == 0 ? "c" : "d"));
+              1,
+              queues > 0
+                  ? "queue-" + (i % queues)
+                  : "queue-" + (i % 4 == 0 ? "a" : i % 3 == 0 ? "b" : i % 2 == 0 ? "c" : "d"));
           ps.setString(2, "m-" + i);
           ps.setLong(3, kind < 2 ? now - 1_000 : now + 3_600_000);
           ps.setInt(4, kind == 2 ? 1 : 0);
@@ -138,9 +156,24 @@ public final class DashboardBenchMain {
         }
         ps.executeBatch();
       }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO onceonly_dead_letters (queue, message_key, fingerprint, payload,"
+                  + " attempts, last_error, created_at, dead_at) VALUES (?, ?, 'bench', '{}', 3,"
+                  + " 'bench', ?, ?)")) {
+        for (int i = 0; i < dead; i++) {
+          ps.setString(1, "queue-" + (i % Math.max(1, queues)));
+          ps.setString(2, "d-" + i);
+          ps.setLong(3, now);
+          ps.setLong(4, now - i);
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      }
       c.commit();
     }
-    System.out.println("messages counted by the store: " + once.maintenance().status().messages());
+    System.out.println(
+        "queues counted by the store: " + once.maintenance().status().messages().size());
   }
 
   private static double overview(HttpClient client, URI uri, String expect) throws Exception {

@@ -381,21 +381,21 @@ class CommandsContract {
     ContractDatabase fresh = database();
     CliRun created = on(fresh, "migrate");
     assertThat(created.status()).as("%s", created).isZero();
-    assertThat(created.out()).contains("from version 0 to 12");
-    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(12);
-    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 12)");
+    assertThat(created.out()).contains("from version 0 to 13");
+    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(13);
+    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 13)");
     assertThat(on(fresh, "status").out())
         .containsPattern("(?m)^messages +any queue: due +0$")
         .containsPattern("(?m)^dead_letters +none +0$")
         .containsPattern("(?m)^claims +none +0$")
         .contains("oldest pending intent: none");
 
-    fresh.exec("DELETE FROM onceonly_schema_version WHERE version = 12");
+    fresh.exec("DELETE FROM onceonly_schema_version WHERE version = 13");
     CliRun older = on(fresh, "status");
     assertThat(older.status()).isEqualTo(5);
     assertThat(older.err())
-        .contains("is version 11, older than this tool's 12 (run `onceonly migrate`)");
-    assertThat(on(fresh, "migrate").out()).contains("from version 11 to 12");
+        .contains("is version 12, older than this tool's 13 (run `onceonly migrate`)");
+    assertThat(on(fresh, "migrate").out()).contains("from version 12 to 13");
 
     fresh.exec(
         "INSERT INTO onceonly_schema_version VALUES (99, 'V99__future.sql', "
@@ -408,7 +408,7 @@ class CommandsContract {
           .isEqualTo(
               "onceonly: the schema in "
                   + describe(fresh)
-                  + " is version 99, newer than this tool's 12; use a newer OnceOnly\n");
+                  + " is version 99, newer than this tool's 13; use a newer OnceOnly\n");
     }
   }
 

@@ -62,13 +62,13 @@ class PostgresLeastPrivilegeCommandsTest {
 
   @Test
   void migratingAnOlderSchemaWithoutTheCreateRightFailsAsAStoreError() throws Exception {
-    db.exec("DELETE FROM app.onceonly_schema_version WHERE version = 12");
+    db.exec("DELETE FROM app.onceonly_schema_version WHERE version = 13");
     CliRun migrate = CliRun.of("migrate", "--jdbc-url", db.applicationUrl());
     assertThat(migrate.status()).as("%s", migrate).isEqualTo(CliException.STORE);
     assertThat(migrate.err()).contains("permission denied").hasLineCount(1);
     CliRun pending = CliRun.of("pending", "--jdbc-url", db.applicationUrl());
     assertThat(pending.status()).as("%s", pending).isEqualTo(CliException.SCHEMA);
-    assertThat(db.ownerCount("SELECT COUNT(*) FROM app.onceonly_schema_version")).isEqualTo(11);
+    assertThat(db.ownerCount("SELECT COUNT(*) FROM app.onceonly_schema_version")).isEqualTo(12);
   }
 
   private static JsonNode json(CliRun run) throws Exception {

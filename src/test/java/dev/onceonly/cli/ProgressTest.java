@@ -26,7 +26,7 @@ class ProgressTest {
     String file = db.file().toString();
     CliRun migrate = CliRun.of("migrate", "--db", file);
     assertThat(migrate.status()).as("%s", migrate).isZero();
-    assertThat(migrate.out()).contains("from version 0 to 12");
+    assertThat(migrate.out()).contains("from version 0 to 13");
     assertThat(migrate.err().lines())
         .containsExactly(
             "migrate: applying schema version 1",
@@ -40,7 +40,8 @@ class ProgressTest {
             "migrate: applying schema version 9",
             "migrate: applying schema version 10",
             "migrate: applying schema version 11",
-            "migrate: applying schema version 12");
+            "migrate: applying schema version 12",
+            "migrate: applying schema version 13");
 
     long old = Instant.now().minus(Duration.ofDays(60)).toEpochMilli();
     long recent = Instant.now().toEpochMilli();

@@ -39,7 +39,8 @@ public class MigrationContract extends ContractSupport {
           "V9__leased.sql",
           "V10__partitions.sql",
           "V11__trace_context.sql",
-          "V12__overview_indexes.sql");
+          "V12__overview_indexes.sql",
+          "V13__workflows.sql");
 
   /** The version a migration's name gives ({@code V<n>__}). */
   static int version(String script) {
@@ -64,7 +65,9 @@ public class MigrationContract extends ContractSupport {
           "rejections",
           "schedules",
           "schema_version",
-          "unique_keys");
+          "unique_keys",
+          "workflow_steps",
+          "workflows");
 
   static final List<String> DEFAULT_TABLES = prefixed("onceonly_");
 
@@ -318,6 +321,15 @@ public class MigrationContract extends ContractSupport {
   private void asOneVersionOlder() {
     exec(
         "DELETE FROM onceonly_schema_version WHERE version = " + LATEST,
+        "DROP TABLE onceonly_workflow_steps",
+        "DROP TABLE onceonly_workflows");
+  }
+
+  /** Takes the schema back to version 11: before the workflows and the overview indexes. */
+  private void asVersion11() {
+    asOneVersionOlder();
+    exec(
+        "DELETE FROM onceonly_schema_version WHERE version = 12",
         dropIndex("onceonly_messages_leased", "onceonly_messages"),
         dropIndex("onceonly_dead_letters_dead_at", "onceonly_dead_letters"));
   }
@@ -363,7 +375,7 @@ public class MigrationContract extends ContractSupport {
         .deadLetter(once.queue().receive("dead", 1, Duration.ofMinutes(1)).get(0).lease(), "x");
     dev.onceonly.maintenance.StoreStatus before = once.maintenance().status();
     once.close();
-    asOneVersionOlder();
+    asVersion11();
     assertThat(indexes("onceonly_messages")).doesNotContain("onceonly_messages_leased");
 
     OnceOnly upgraded = track(open(clock, b -> {}));

@@ -96,6 +96,14 @@ public final class ContractDatabases {
     return chosen(SQLITE, POSTGRESQL, POSTGRESQL_TRANSACTION_POOLING, MARIADB);
   }
 
+  /**
+   * PostgreSQL and MariaDB: the servers whose callers' transactions may read from a snapshot older
+   * than a step ({@code REPEATABLE READ}, {@code SERIALIZABLE}).
+   */
+  public static Stream<Named<Factory>> servers() {
+    return chosen(POSTGRESQL, MARIADB);
+  }
+
   /** SQLite and PostgreSQL: the suites whose behaviour does not depend on how connections come. */
   public static Stream<Named<Factory>> sqliteAndPostgresql() {
     return chosen(SQLITE, POSTGRESQL);

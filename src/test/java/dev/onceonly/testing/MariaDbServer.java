@@ -102,6 +102,19 @@ public final class MariaDbServer {
   }
 
   private static void start() {
+    Started started = launch(List.of());
+    server = started.process();
+    port = started.port();
+  }
+
+  /** A server this class started: its process, its port and its directory. */
+  private record Started(Process process, int port, Path dir) {}
+
+  /**
+   * Starts a server of its own, with {@code options} after the ones every test server gets (a later
+   * option overrides an earlier one), stopped by a JVM shutdown hook if not before.
+   */
+  private static Started launch(List<String> options) {
     try {
       Path dir = Files.createTempDirectory("onceonly-mariadb");
       Path data = dir.resolve("data");
@@ -113,7 +126,7 @@ public final class MariaDbServer {
           "--auth-root-authentication-method=normal",
           "--skip-test-db",
           "--user=" + System.getProperty("user.name"));
-      port = freePort();
+      int port = freePort();
       List<String> command = new ArrayList<>();
       command.add(MARIADBD.toString());
       command.add("--no-defaults");
@@ -134,15 +147,79 @@ public final class MariaDbServer {
       // made that 0.33 s against 0.20 s here (the DDL creates and syncs one file per table).
       command.add("--innodb-file-per-table=0");
       command.add("--max-allowed-packet=64M");
-      server =
+      command.addAll(options);
+      Process process =
           new ProcessBuilder(command)
               .redirectErrorStream(true)
               .redirectOutput(dir.resolve("server.log").toFile())
               .start();
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(dir)));
-      awaitReady(dir);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(process, dir)));
+      awaitReady(process, port, dir);
+      return new Started(process, port, dir);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start mariadbd", e);
+    }
+  }
+
+  /**
+   * Starts a server of the caller's own on a free loopback port, with {@code options} added to
+   * those of the shared one (a later option wins: {@code --log-bin}, {@code --binlog-format=ROW}),
+   * for a test that changes the server's global settings; {@link Own#close()} stops it.
+   *
+   * @throws org.opentest4j.TestAbortedException if the server is not installed and {@code CI} is
+   *     not {@code true}
+   */
+  public static Own own(String... options) {
+    synchronized (MariaDbServer.class) {
+      requireInstalled();
+    }
+    return new Own(launch(List.of(options)));
+  }
+
+  /** A server of one test's own ({@link #own}), with a root login and databases of its own. */
+  public static final class Own implements AutoCloseable {
+    private final Started started;
+
+    private Own(Started started) {
+      this.started = started;
+    }
+
+    /** {@return the server's port on the loopback address} */
+    public int port() {
+      return started.port();
+    }
+
+    /** Creates a new, empty database and returns its name. */
+    public String newDatabase(String hint) {
+      return create(started.port(), hint);
+    }
+
+    /** {@return the JDBC URL of {@code database} as root, in the test time zone} */
+    public String url(String database) {
+      return zoned(started.port(), database);
+    }
+
+    /** Returns a new HikariCP pool on {@code url} (one of {@link #url}); the caller closes it. */
+    public HikariDataSource pool(String url, int size) {
+      return MariaDbServer.pool(url, "own-" + started.port(), size);
+    }
+
+    /** Runs {@code sql} as root in auto-commit, each statement in turn. */
+    public void exec(String... sql) {
+      try (Connection c = DriverManager.getConnection(root(started.port(), ""));
+          Statement s = c.createStatement()) {
+        for (String each : sql) {
+          s.execute(each);
+        }
+      } catch (SQLException e) {
+        throw new IllegalStateException(String.join("; ", sql), e);
+      }
+    }
+
+    /** Stops the server and deletes its data directory. */
+    @Override
+    public void close() {
+      stop(started.process(), started.dir());
     }
   }
 
@@ -168,15 +245,15 @@ public final class MariaDbServer {
   }
 
   /** Waits until the server takes connections, or fails with its log if it exited. */
-  private static void awaitReady(Path dir) {
+  private static void awaitReady(Process process, int port, Path dir) {
     Eventually.await(
         java.time.Duration.ofSeconds(120),
         "mariadbd on port " + port + " accepting connections",
         () -> {
-          if (!server.isAlive()) {
+          if (!process.isAlive()) {
             throw new IllegalStateException("mariadbd exited:\n" + log(dir));
           }
-          try (Connection c = DriverManager.getConnection(rootUrl(""))) {
+          try (Connection c = DriverManager.getConnection(root(port, ""))) {
             return c.isValid(5);
           } catch (SQLException e) {
             return false;
@@ -192,7 +269,10 @@ public final class MariaDbServer {
     }
   }
 
-  private static void stop(Path dir) {
+  private static void stop(Process server, Path dir) {
+    if (!server.isAlive() && !Files.exists(dir)) {
+      return; // stopped already
+    }
     server.destroy(); // SIGTERM: mariadbd shuts down cleanly
     try {
       if (!server.waitFor(30, TimeUnit.SECONDS)) {
@@ -208,18 +288,22 @@ public final class MariaDbServer {
     }
   }
 
-  private static String rootUrl(String database) {
-    return "jdbc:mariadb://127.0.0.1:" + port() + "/" + database + "?user=root";
+  private static String root(int port, String database) {
+    return "jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=root";
   }
 
   /** Creates a new, empty database and returns its name. */
   public static String newDatabase(String hint) {
+    return create(port(), hint);
+  }
+
+  private static String create(int port, String hint) {
     String name = "t" + DATABASES.incrementAndGet() + "_" + hint.toLowerCase(Locale.ROOT);
     name = name.replaceAll("[^a-z0-9_]", "_");
     if (name.length() > 60) {
       name = name.substring(0, 60);
     }
-    try (Connection c = DriverManager.getConnection(rootUrl(""));
+    try (Connection c = DriverManager.getConnection(root(port, ""));
         Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + name + " CHARACTER SET utf8mb4");
     } catch (SQLException e) {
@@ -233,7 +317,11 @@ public final class MariaDbServer {
    * (Connector/J 3 sends {@code sessionVariables} at connect, so a pool's every connection has it.)
    */
   public static String url(String database) {
-    return rootUrl(database) + "&sessionVariables=time_zone='" + SESSION_TIME_ZONE + "'";
+    return zoned(port(), database);
+  }
+
+  private static String zoned(int port, String database) {
+    return root(port, database) + "&sessionVariables=time_zone='" + SESSION_TIME_ZONE + "'";
   }
 
   /** Opens a plain connection to {@code database} as root, in auto-commit, in the test zone. */
@@ -243,8 +331,12 @@ public final class MariaDbServer {
 
   /** Returns a new HikariCP pool on {@code database}; the caller closes it. */
   public static HikariDataSource pool(String database, int size) {
+    return pool(url(database), database, size);
+  }
+
+  private static HikariDataSource pool(String url, String database, int size) {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url(database));
+    config.setJdbcUrl(url);
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(0);
     config.setPoolName("mariadb-" + database);

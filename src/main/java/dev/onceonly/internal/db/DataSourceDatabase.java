@@ -74,6 +74,7 @@ public final class DataSourceDatabase extends Database {
 
   private <T> T once(Work<T> work) {
     try (Connection c = dataSource.getConnection()) {
+      checkSession(c);
       boolean autoCommit = c.getAutoCommit();
       begin(c);
       boolean committing = false;
@@ -112,6 +113,7 @@ public final class DataSourceDatabase extends Database {
   @Override
   protected <T> T inReadConnection(Work<T> work) {
     try (Connection c = dataSource.getConnection()) {
+      checkSession(c);
       return work.run(c);
     } catch (SQLException e) {
       throw storeError("read failed", e);

@@ -27,6 +27,8 @@ public abstract class Database implements AutoCloseable {
   private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> Boolean.FALSE);
   private final ThreadLocal<Connection> current = new ThreadLocal<>();
   private final ThreadLocal<Integer> savepoints = ThreadLocal.withInitial(() -> 0);
+  private final ThreadLocal<Boolean> owning = new ThreadLocal<>();
+  private volatile long maxStatementBytes = Long.MAX_VALUE;
   private volatile CurrentTransaction callerTransaction = CurrentTransaction.none();
   private volatile dev.onceonly.events.Events events = dev.onceonly.events.Events.none();
 
@@ -85,7 +87,30 @@ public abstract class Database implements AutoCloseable {
 
   /** Runs {@code work} in a write transaction of its own and commits it. */
   public final <T> T write(Work<T> work) {
-    return guarded(() -> inWriteTransaction(tracked(work)));
+    return guarded(() -> inWriteTransaction(tracked(owned(work))));
+  }
+
+  /**
+   * Marks the thread that runs {@code work} (a group commit's leader, maybe) as in {@link #write}.
+   */
+  private <T> Work<T> owned(Work<T> work) {
+    return c -> {
+      owning.set(Boolean.TRUE);
+      try {
+        return work.run(c);
+      } finally {
+        owning.remove();
+      }
+    };
+  }
+
+  /**
+   * Returns whether the calling thread runs a unit of work of {@link #write}, in a transaction this
+   * library began (at {@code READ COMMITTED} on MariaDB), rather than one the caller began at an
+   * isolation of its choosing; also inside such a unit's effect joining its own connection.
+   */
+  public final boolean ownsTransaction() {
+    return owning.get() != null;
   }
 
   /** Sets where the group commits are published. Set once, before the stores are used. */
@@ -139,17 +164,41 @@ public abstract class Database implements AutoCloseable {
    */
   private <T> T inTransactionOfItsOwn(Connection unit, Connection transaction, Work<T> work) {
     Boolean wasInside = inside.get();
+    Boolean wasOwning = owning.get();
     int depth = savepoints.get();
     inside.remove();
     current.remove();
     savepoints.remove();
+    owning.remove(); // the new transaction is the caller's, at its isolation
     try {
       return join(transaction, work);
     } finally {
       inside.set(wasInside);
+      if (wasOwning != null) {
+        owning.set(wasOwning);
+      }
       current.set(unit);
       savepoints.set(depth);
     }
+  }
+
+  /**
+   * Refuses the server's settings the dialect cannot work under (see {@link
+   * SqlDialect#checkAtOpen}) and keeps the largest statement the server takes. Called once, when
+   * the store opens.
+   */
+  public final void checkServer() {
+    maxStatementBytes = read(sql::checkAtOpen);
+  }
+
+  /** {@return the largest statement the server takes, in bytes, as read at open} */
+  public final long maxStatementBytes() {
+    return maxStatementBytes;
+  }
+
+  /** Refuses a session the dialect cannot work in, on a connection's first use. */
+  protected final void checkSession(Connection c) throws SQLException {
+    sql.checkSession(c);
   }
 
   /** Runs {@code work} in auto-commit mode (reads). */
@@ -167,7 +216,15 @@ public abstract class Database implements AutoCloseable {
     if (transaction != null && transaction == current.get()) {
       return underSavepoint(transaction, work); // joins the unit of work it runs in
     }
-    return guarded(() -> underSavepoint(transaction, tracked(work)));
+    return guarded(() -> underSavepoint(transaction, checked(tracked(work))));
+  }
+
+  /** Checks a caller's connection's session before its first unit of work. */
+  private <T> Work<T> checked(Work<T> work) {
+    return c -> {
+      checkSession(c);
+      return work.run(c);
+    };
   }
 
   private void refuseReadOnly(Connection transaction) {

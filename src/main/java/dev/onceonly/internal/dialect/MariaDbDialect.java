@@ -166,6 +166,45 @@ final class MariaDbDialect implements SqlDialect {
     return name.length() <= 64 ? name : "onceonly.migrate#" + Integer.toHexString(name.hashCode());
   }
 
+  /** The binary log's format, {@code sql_mode}, character sets ({@link MariaDbSettings}). */
+  @Override
+  public long checkAtOpen(Connection c) throws SQLException {
+    return MariaDbSettings.atOpen(c);
+  }
+
+  @Override
+  public void checkSession(Connection c) throws SQLException {
+    MariaDbSettings.session(c);
+  }
+
+  /**
+   * Always true: {@code @@tx_isolation} reads the session's level, not the one {@code SET
+   * TRANSACTION} gave the transaction under way, so a caller's transaction is taken as {@code
+   * REPEATABLE READ} (the server's default) whatever it says; the library's own transactions run at
+   * {@code READ COMMITTED} and are not asked.
+   */
+  @Override
+  public String snapshotReads() {
+    return "1";
+  }
+
+  /** A locking read, which InnoDB answers from the latest committed version of the row. */
+  @Override
+  public String shareLock() {
+    return " LOCK IN SHARE MODE";
+  }
+
+  /**
+   * Also 1020 (a row changed since the snapshot, with {@code innodb_snapshot_isolation}, 11.6+).
+   */
+  @Override
+  public boolean snapshotTooOld(SQLException e) {
+    return e.getErrorCode() == CHANGED_SINCE_SNAPSHOT || SqlDialect.super.snapshotTooOld(e);
+  }
+
+  /** {@code ER_CHECKREAD}: the record changed since the transaction's snapshot. */
+  static final int CHANGED_SINCE_SNAPSHOT = 1020;
+
   @Override
   public InstantColumns instants() {
     return InstantColumns.UTC_DATETIME;
@@ -375,5 +414,11 @@ final class MariaDbDialect implements SqlDialect {
   @Override
   public String distinct(String left, String right) {
     return "NOT (" + left + " <=> " + right + ")";
+  }
+
+  /** {@return {@code LOCATE}'s substring test; the column's binary collation makes it exact} */
+  @Override
+  public String contains(String column) {
+    return "LOCATE(?, " + column + ") > 0";
   }
 }

@@ -63,6 +63,17 @@ final class PostgresDialect implements SqlDialect {
     }
   }
 
+  /** Read from the current transaction ({@code READ UNCOMMITTED} reads as committed here). */
+  @Override
+  public String snapshotReads() {
+    return "current_setting('transaction_isolation') NOT IN ('read committed', 'read uncommitted')";
+  }
+
+  @Override
+  public String shareLock() {
+    return " FOR SHARE";
+  }
+
   @Override
   public InstantColumns instants() {
     return InstantColumns.TIMESTAMPTZ;
@@ -208,5 +219,11 @@ final class PostgresDialect implements SqlDialect {
   @Override
   public String distinct(String left, String right) {
     return left + " IS DISTINCT FROM " + right;
+  }
+
+  /** {@return {@code strpos}'s substring test; the column's binary collation makes it exact} */
+  @Override
+  public String contains(String column) {
+    return "strpos(" + column + ", ?) > 0";
   }
 }

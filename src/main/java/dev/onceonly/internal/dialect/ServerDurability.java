@@ -88,13 +88,18 @@ final class ServerDurability {
   }
 
   /**
-   * MariaDB: {@code innodb_flush_log_at_trx_commit} 1 keeps every answered commit through a crash.
-   * Its semi-synchronous replication falls back to asynchronous after {@code
-   * rpl_semi_sync_master_timeout}, so no setting makes a failover safe, and none is claimed.
+   * MariaDB: {@code innodb_flush_log_at_trx_commit} 1 or 3 (both write and flush the redo log at
+   * every commit) keeps every answered commit through a crash. Replicas: none where the binary log
+   * is off; otherwise the binary log dump threads, which only a user with {@code PROCESS} sees all
+   * of (else unknown). Semi-synchronous replication falls back to asynchronous after {@code
+   * rpl_semi_sync_master_timeout}, so no setting makes a failover safe, and none is claimed; a risk
+   * is named only where there is a replica to fail over to, or one may be hidden.
    */
   static Durability mariadb(Connection c) throws SQLException {
+    Map<String, String> settings = new LinkedHashMap<>();
     String flush = one(c, "SELECT @@innodb_flush_log_at_trx_commit");
-    boolean crashSafe = "1".equals(flush);
+    settings.put("innodb_flush_log_at_trx_commit", flush);
+    boolean crashSafe = "1".equals(flush) || "3".equals(flush);
     List<String> risks = new ArrayList<>();
     if (!crashSafe) {
       risks.add(
@@ -102,11 +107,84 @@ final class ServerDurability {
               + flush
               + ": a crash may lose the last commits already answered");
     }
-    risks.add(
-        "replication is asynchronous, or semi-synchronous with a fallback to asynchronous: a"
-            + " failover may lose receipts already answered");
-    return new Durability(
-        crashSafe, false, 0, Map.of("innodb_flush_log_at_trx_commit", flush), risks);
+    boolean binlog = "1".equals(one(c, "SELECT @@log_bin"));
+    settings.put("log_bin", binlog ? "ON" : "OFF");
+    int replicas = binlog ? replicas(c) : 0;
+    settings.put("replicas", replicas < 0 ? "unknown (no PROCESS privilege)" : "" + replicas);
+    int semiSync = 0;
+    if (binlog) {
+      settings.put("sync_binlog", one(c, "SELECT @@sync_binlog"));
+      semiSync = semiSyncReplicas(c, settings);
+    }
+    if (replicas != 0) {
+      risks.add(replicationRisk(replicas, semiSync, settings));
+    }
+    return new Durability(crashSafe, false, replicas < 0 ? -1 : semiSync, settings, risks);
+  }
+
+  private static String replicationRisk(int replicas, int semiSync, Map<String, String> settings) {
+    String who =
+        replicas < 0
+            ? "this user cannot see the replicas (the PROCESS privilege shows them); if there are"
+                + " any, replication"
+            : replicas + (replicas == 1 ? " replica, on" : " replicas, on");
+    String how =
+        semiSync > 0
+            ? " semi-synchronous replication ("
+                + semiSync
+                + " acknowledging), which falls back to asynchronous after"
+                + " rpl_semi_sync_master_timeout="
+                + settings.get("rpl_semi_sync_master_timeout")
+                + " ms without an acknowledgement"
+            : replicas < 0
+                ? " is asynchronous or semi-synchronous with a fallback to asynchronous"
+                : " asynchronous replication";
+    return who + how + ": a failover to a replica may lose receipts already answered";
+  }
+
+  /** Binary log dump threads, or -1 where this user cannot see other users' threads. */
+  private static int replicas(Connection c) throws SQLException {
+    boolean seesAll =
+        Integer.parseInt(
+                one(
+                    c,
+                    "SELECT COUNT(*) FROM information_schema.user_privileges"
+                        + " WHERE privilege_type IN ('PROCESS', 'SUPER')"))
+            > 0;
+    int dumps =
+        Integer.parseInt(
+            one(
+                c,
+                "SELECT COUNT(*) FROM information_schema.processlist"
+                    + " WHERE command LIKE 'Binlog Dump%'"));
+    return dumps == 0 && !seesAll ? -1 : dumps;
+  }
+
+  /** The replicas acknowledging semi-synchronously right now (0 where it is off). */
+  private static int semiSyncReplicas(Connection c, Map<String, String> settings)
+      throws SQLException {
+    String enabled = one(c, "SELECT @@rpl_semi_sync_master_enabled");
+    settings.put("rpl_semi_sync_master_enabled", "1".equals(enabled) ? "ON" : "OFF");
+    if (!"1".equals(enabled)) {
+      return 0;
+    }
+    settings.put("rpl_semi_sync_master_timeout", one(c, "SELECT @@rpl_semi_sync_master_timeout"));
+    String status = status(c, "RPL_SEMI_SYNC_MASTER_STATUS");
+    String clients = status(c, "RPL_SEMI_SYNC_MASTER_CLIENTS");
+    settings.put("Rpl_semi_sync_master_status", status);
+    return "ON".equalsIgnoreCase(status) && clients != null ? Integer.parseInt(clients) : 0;
+  }
+
+  private static String status(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT variable_value FROM information_schema.global_status"
+                + " WHERE variable_name = ?")) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
   }
 
   private static String one(Connection c, String query) throws SQLException {

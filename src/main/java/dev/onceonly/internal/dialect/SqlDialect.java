@@ -203,6 +203,49 @@ public interface SqlDialect {
           + " traceparent";
 
   /**
+   * Refuses the server's or the session's settings under which the library's statements would fail
+   * or store something else, read once when a store opens ({@link
+   * dev.onceonly.ServerSettingException}); nothing to refuse by default.
+   *
+   * @return the largest statement the server takes, in bytes ({@link Long#MAX_VALUE} by default)
+   */
+  default long checkAtOpen(Connection c) throws SQLException {
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * Refuses a session setting on the first use of a connection the library opens or joins; nothing
+   * by default.
+   */
+  default void checkSession(Connection c) throws SQLException {}
+
+  /**
+   * {@return an SQL expression, true where the current transaction's plain reads may come from a
+   * snapshot older than the statement} ({@code REPEATABLE READ}, {@code SERIALIZABLE}), so that a
+   * step joined to it could miss a receipt committed meanwhile; false by default (SQLite, whose
+   * write transactions exclude every other writer).
+   */
+  default String snapshotReads() {
+    return "0";
+  }
+
+  /**
+   * {@return what follows a {@code SELECT} to make it a locking read of a row that exists}, which
+   * reads the latest committed version where the server does so (InnoDB); empty by default.
+   */
+  default String shareLock() {
+    return "";
+  }
+
+  /**
+   * Returns whether {@code e} says a write met a row committed after the transaction's snapshot
+   * that the snapshot cannot see (a serialization failure, {@code 40001}).
+   */
+  default boolean snapshotTooOld(SQLException e) {
+    return "40001".equals(e.getSQLState());
+  }
+
+  /**
    * {@return {@code insert}, an {@code INSERT INTO ... VALUES} or {@code INSERT INTO ... SELECT},
    * made to replace the columns {@code updated} of the row with the same {@code conflictColumns} (a
    * unique key) where there is one}, with the values it would have inserted. {@code ON CONFLICT
@@ -214,6 +257,15 @@ public interface SqlDialect {
         + conflictColumns
         + ") DO UPDATE SET "
         + updated.stream().map(u -> u + " = excluded." + u).collect(Collectors.joining(", "));
+  }
+
+  /**
+   * {@return a condition true when the text of {@code column} holds the statement's next parameter
+   * as a substring, exactly (case and all, no pattern characters)}. By default SQLite's {@code
+   * instr}; a dialect whose function is spelled otherwise overrides it.
+   */
+  default String contains(String column) {
+    return "instr(" + column + ", ?) > 0";
   }
 
   /**

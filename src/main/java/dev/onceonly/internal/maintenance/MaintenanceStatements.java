@@ -38,6 +38,10 @@ final class MaintenanceStatements {
   final String countStaleClaims;
   final String staleClaims;
   final String liveLeases;
+  final String queuePage;
+  final String queuePageNamed;
+  final String countQueues;
+  final String countQueuesNamed;
 
   MaintenanceStatements(String p, SqlDialect dialect) {
     String withoutReceipt =
@@ -145,5 +149,32 @@ final class MaintenanceStatements {
             + p
             + "messages WHERE queue = ? AND leased = 1 AND deliver_at > ?"
             + " ORDER BY deliver_at, id LIMIT ?";
+
+    // Every queue that holds a message or a dead letter, grouped from the indexes messages_due,
+    // messages_leased and the dead letters' key; the database sorts the groups and cuts the page.
+    // Parameters: now, now, (name part), limit, offset.
+    String names =
+        "(SELECT queue FROM " + p + "messages UNION SELECT queue FROM " + p + "dead_letters) q";
+    String pageOf =
+        "SELECT q.queue, COALESCE(m.due, 0), COALESCE(l.leased, 0), COALESCE(m.depth, 0),"
+            + " COALESCE(d.dead, 0) FROM "
+            + names
+            + " LEFT JOIN (SELECT queue, SUM(CASE WHEN deliver_at <= ? THEN 1 ELSE 0 END) AS due,"
+            + " COUNT(*) AS depth FROM "
+            + p
+            + "messages GROUP BY queue) m ON m.queue = q.queue"
+            + " LEFT JOIN (SELECT queue, COUNT(*) AS leased FROM "
+            + p
+            + "messages WHERE leased = 1 AND deliver_at > ? GROUP BY queue) l ON l.queue = q.queue"
+            + " LEFT JOIN (SELECT queue, COUNT(*) AS dead FROM "
+            + p
+            + "dead_letters GROUP BY queue) d ON d.queue = q.queue";
+    String deepest =
+        " ORDER BY COALESCE(m.depth, 0) DESC, COALESCE(d.dead, 0) DESC, q.queue LIMIT ? OFFSET ?";
+    String named = " WHERE " + dialect.contains("q.queue");
+    queuePage = pageOf + deepest;
+    queuePageNamed = pageOf + named + deepest;
+    countQueues = "SELECT COUNT(*) FROM " + names;
+    countQueuesNamed = countQueues + named;
   }
 }

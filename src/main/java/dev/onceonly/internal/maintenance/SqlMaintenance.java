@@ -9,6 +9,7 @@ import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.maintenance.Audit;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.QueueBreakdown;
+import dev.onceonly.maintenance.QueuePage;
 import dev.onceonly.maintenance.QueuedMessage;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.maintenance.StoreStatus.PendingIntent;
@@ -204,6 +205,53 @@ public final class SqlMaintenance implements Maintenance {
       Instant at = rs.next() ? instant(rs, 1) : null;
       return at == null ? Optional.empty() : Optional.of(Duration.between(at, now));
     }
+  }
+
+  @Override
+  public QueuePage queues(String nameContains, long offset, int limit) {
+    Objects.requireNonNull(nameContains, "nameContains");
+    checkBatch("limit", limit);
+    if (offset < 0) {
+      throw new IllegalArgumentException("offset must be >= 0: " + offset);
+    }
+    Instant now = clock.instant();
+    return database.read(c -> queues(c, nameContains, offset, limit, now));
+  }
+
+  private QueuePage queues(Connection c, String part, long offset, int limit, Instant now)
+      throws SQLException {
+    boolean named = !part.isEmpty();
+    long total;
+    try (PreparedStatement ps =
+        c.prepareStatement(named ? sql.countQueuesNamed : sql.countQueues)) {
+      if (named) {
+        ps.setString(1, part);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        total = rs.getLong(1);
+      }
+    }
+    List<QueuePage.Queue> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(named ? sql.queuePageNamed : sql.queuePage)) {
+      bind(ps, 1, now);
+      bind(ps, 2, now);
+      int i = 3;
+      if (named) {
+        ps.setString(i++, part);
+      }
+      ps.setInt(i++, limit);
+      ps.setLong(i, offset);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long due = rs.getLong(2);
+          long leased = rs.getLong(3);
+          QueueCounts counts = new QueueCounts(due, leased, rs.getLong(4) - due - leased);
+          out.add(new QueuePage.Queue(rs.getString(1), counts, rs.getLong(5)));
+        }
+      }
+    }
+    return new QueuePage(total, offset, out);
   }
 
   @Override

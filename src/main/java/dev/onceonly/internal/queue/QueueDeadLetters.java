@@ -5,30 +5,100 @@ import dev.onceonly.internal.receipts.SqlRejectionStore;
 import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.queue.DeadLetter;
 import dev.onceonly.queue.Lease;
+import dev.onceonly.queue.QueueResult;
+import dev.onceonly.queue.RetryPolicy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 
-/** The dead letters of the job queue: the move of a message, their listing and their requeue. */
+/**
+ * The dead letters of the job queue: a failed attempt's retry or move, their listing and their
+ * requeue.
+ */
 final class QueueDeadLetters {
   private static final int MAX_ERROR_CHARS = 2000;
 
   private final StoreContext core;
   private final QueueStatements sql;
   private final InstantColumns times;
+  private final AtomicReference<DeadLetterHook> hook;
 
-  QueueDeadLetters(StoreContext core, QueueStatements sql) {
+  QueueDeadLetters(StoreContext core, QueueStatements sql, AtomicReference<DeadLetterHook> hook) {
     this.core = core;
     this.sql = sql;
     this.times = core.times();
+    this.hook = hook;
   }
 
-  /** Moves the message of {@code lease} to the dead letters, replacing an older one of its key. */
+  /**
+   * Records a failed attempt of a held message: a retry at the policy's next attempt, or the move
+   * to the dead letters when there is none.
+   */
+  QueueResult fail(Connection c, Lease lease, String error, Duration wait, RetryPolicy policy)
+      throws SQLException {
+    Attempts held = attempts(c, lease);
+    if (held == null) {
+      return lost(lease);
+    }
+    int attempts = held.count();
+    Instant first = held.firstClaimedAt();
+    Instant now = core.clock().instant();
+    Optional<Instant> next =
+        policy.nextAttempt(attempts, first, now, wait, ThreadLocalRandom.current());
+    if (next.isEmpty()) {
+      move(c, lease, attempts, error, now);
+      return new QueueResult.DeadLettered(lease.key(), attempts, error);
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.retry)) {
+      times.set(ps, 1, next.get().toEpochMilli());
+      ps.setString(2, error);
+      ps.setLong(3, lease.messageId());
+      ps.setLong(4, lease.fence());
+      ps.executeUpdate();
+    }
+    return new QueueResult.Retrying(lease.key(), next.get(), attempts);
+  }
+
+  /** Moves a held message straight to the dead letters, if the lease still holds. */
+  QueueResult deadLetter(Connection c, Lease lease, String error) throws SQLException {
+    Attempts held = attempts(c, lease);
+    if (held == null) {
+      return lost(lease);
+    }
+    move(c, lease, held.count(), error, core.clock().instant());
+    return new QueueResult.DeadLettered(lease.key(), held.count(), error);
+  }
+
+  /** A held message's deliveries so far and its first claim. */
+  private record Attempts(int count, Instant firstClaimedAt) {}
+
+  /** Reads the attempts of the message {@code lease} holds, or null if the lease is lost. */
+  private Attempts attempts(Connection c, Lease lease) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.attempts)) {
+      ps.setLong(1, lease.messageId());
+      ps.setLong(2, lease.fence());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? new Attempts(rs.getInt(1), times.instant(rs, 2)) : null;
+      }
+    }
+  }
+
+  private static QueueResult lost(Lease lease) {
+    return new QueueResult.LeaseLost(lease.key(), lease.fence());
+  }
+
+  /**
+   * Moves the message of {@code lease} to the dead letters, replacing an older one of its key, and
+   * tells the {@link DeadLetterHook} in the same transaction.
+   */
   void move(Connection c, Lease lease, int attempts, String error, Instant now)
       throws SQLException {
     update(times, c, sql.dropReplacedDeadPayload, null, lease); // an older one's body goes
@@ -41,6 +111,10 @@ final class QueueDeadLetters {
       ps.executeUpdate();
     }
     update(times, c, sql.deleteMessage, null, lease);
+    DeadLetterHook h = hook.get();
+    if (h != null) {
+      h.deadLettered(c, lease, attempts, bound(error));
+    }
   }
 
   /**

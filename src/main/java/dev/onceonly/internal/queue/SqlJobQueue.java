@@ -39,7 +39,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -62,6 +61,7 @@ public final class SqlJobQueue implements JobQueue {
   private final QueueClaims claims;
   private final QueueEvents published;
   private final QueueBatches batches;
+  private final java.util.concurrent.atomic.AtomicReference<DeadLetterHook> deadLetterHook;
 
   /**
    * Creates the queue.
@@ -93,6 +93,7 @@ public final class SqlJobQueue implements JobQueue {
         signals,
         notifyChannel,
         null,
+        new java.util.concurrent.atomic.AtomicReference<>(),
         QueueClaims.counters(),
         Map.copyOf(uniqueness),
         Map.copyOf(limits),
@@ -106,6 +107,7 @@ public final class SqlJobQueue implements JobQueue {
       QueueSignals signals,
       String notifyChannel,
       SqlSchedules schedules,
+      java.util.concurrent.atomic.AtomicReference<DeadLetterHook> deadLetterHook,
       Map<String, AtomicInteger> claimCounters,
       Map<String, Uniqueness> uniqueness,
       Map<String, Integer> limits,
@@ -123,7 +125,8 @@ public final class SqlJobQueue implements JobQueue {
     this.limits = limits;
     this.partitionLimits = partitionLimits;
     this.sends = new QueueSends(core, sql, notifyChannel, uniqueness);
-    this.dead = new QueueDeadLetters(core, sql);
+    this.deadLetterHook = deadLetterHook;
+    this.dead = new QueueDeadLetters(core, sql, deadLetterHook);
     this.claims = new QueueClaims(core, sql, policy, dead, claimCounters, limits, partitionLimits);
     this.published = new QueueEvents(core.events(), signals, claims);
     this.batches = new QueueBatches(core.database(), this::ackEach, published);
@@ -138,6 +141,7 @@ public final class SqlJobQueue implements JobQueue {
         signals,
         notifyChannel,
         schedules,
+        deadLetterHook,
         claimCounters,
         uniqueness,
         limits,
@@ -208,6 +212,16 @@ public final class SqlJobQueue implements JobQueue {
     QueueSends.Prepared p = sends.prepare(message);
     SendResult result = core.database().join(transaction, c -> sends.insert(c, p, null));
     fireIfSent(result); // before the caller commits: a hint; the worker's next poll finds it
+    return published.sent(result);
+  }
+
+  /**
+   * Sends on a connection already inside this store's open transaction, without a savepoint of its
+   * own: for the internal steps (workflows) whose transaction fails as a whole.
+   */
+  public SendResult sendIn(Connection c, Message message) throws SQLException {
+    SendResult result = sends.insert(c, sends.prepare(message), null);
+    fireIfSent(result);
     return published.sent(result);
   }
 
@@ -585,7 +599,8 @@ public final class SqlJobQueue implements JobQueue {
     return core.database().join(transaction, c -> withdrawIn(c, queue, key));
   }
 
-  private boolean withdrawIn(Connection c, String queue, String key) throws SQLException {
+  /** Removes a message by key on a connection inside this store's open transaction. */
+  public boolean withdrawIn(Connection c, String queue, String key) throws SQLException {
     String ref;
     try (PreparedStatement ps = c.prepareStatement(sql.withdraw)) {
       ps.setString(1, queue);
@@ -629,39 +644,7 @@ public final class SqlJobQueue implements JobQueue {
     return published.settled(
         lease.queue(),
         published.started(),
-        core.database().write(c -> fail(c, lease, bounded, requiredWait)));
-  }
-
-  private QueueResult fail(Connection c, Lease lease, String error, Duration wait)
-      throws SQLException {
-    int attempts;
-    Instant first;
-    try (PreparedStatement ps = c.prepareStatement(sql.attempts)) {
-      ps.setLong(1, lease.messageId());
-      ps.setLong(2, lease.fence());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return lost(lease);
-        }
-        attempts = rs.getInt(1);
-        first = times.instant(rs, 2);
-      }
-    }
-    Instant now = core.clock().instant();
-    Optional<Instant> next =
-        policy.nextAttempt(attempts, first, now, wait, ThreadLocalRandom.current());
-    if (next.isEmpty()) {
-      dead.move(c, lease, attempts, error, now);
-      return new QueueResult.DeadLettered(lease.key(), attempts, error);
-    }
-    try (PreparedStatement ps = c.prepareStatement(sql.retry)) {
-      times.set(ps, 1, next.get().toEpochMilli());
-      ps.setString(2, error);
-      ps.setLong(3, lease.messageId());
-      ps.setLong(4, lease.fence());
-      ps.executeUpdate();
-    }
-    return new QueueResult.Retrying(lease.key(), next.get(), attempts);
+        core.database().write(c -> dead.fail(c, lease, bounded, requiredWait, policy)));
   }
 
   @Override
@@ -671,26 +654,15 @@ public final class SqlJobQueue implements JobQueue {
     return published.settled(
         lease.queue(),
         published.started(),
-        core.database()
-            .write(
-                c -> {
-                  int attempts = attemptsOf(c, lease);
-                  if (attempts < 0) {
-                    return lost(lease);
-                  }
-                  dead.move(c, lease, attempts, bounded, core.clock().instant());
-                  return new QueueResult.DeadLettered(lease.key(), attempts, bounded);
-                }));
+        core.database().write(c -> dead.deadLetter(c, lease, bounded)));
   }
 
-  private int attemptsOf(Connection c, Lease lease) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.attempts)) {
-      ps.setLong(1, lease.messageId());
-      ps.setLong(2, lease.fence());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getInt(1) : -1;
-      }
-    }
+  /**
+   * Sets what is told, inside the same transaction, of every message moved to the dead letters by
+   * this queue and its views. Set once, before the queue is used.
+   */
+  public void onDeadLetter(DeadLetterHook hook) {
+    deadLetterHook.set(Objects.requireNonNull(hook, "hook"));
   }
 
   private int update(Connection c, String statement, Long first, Lease lease) throws SQLException {

@@ -9,6 +9,7 @@ import dev.onceonly.IntentNotRegisteredException;
 import dev.onceonly.Outcome;
 import dev.onceonly.Receipt;
 import dev.onceonly.ReceiptStore;
+import dev.onceonly.RetryTransactionException;
 import dev.onceonly.StoreException;
 import dev.onceonly.UnstorableResultException;
 import dev.onceonly.events.OnceOnlyEvent;
@@ -19,6 +20,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -198,11 +200,69 @@ public final class SqlReceiptStore implements ReceiptStore {
     if (existing != null) {
       delete(c, request.key()); // past every retention: the key may run again
     }
+    boolean claimFirst = found.snapshot() && !core.database().ownsTransaction();
+    if (claimFirst) {
+      Outcome<T> late = claim(c, request, resultType, now);
+      if (late != null) {
+        return late;
+      }
+    }
     T result = run(effect, c);
     String json = serialize(result, resultType);
     checkReadsBack(result, json, resultType);
-    insert(c, request, json, now);
+    checkFits(json, resultType);
+    if (claimFirst) {
+      fill(c, request.key(), json);
+    } else {
+      insert(c, request, json, now);
+    }
     return new Outcome.Created<>(request.key(), request.fingerprint(), result, now);
+  }
+
+  /**
+   * In a caller's transaction that reads from an older snapshot (see {@link
+   * dev.onceonly.internal.dialect.SqlDialect#snapshotReads}), the lookup may have missed a receipt
+   * that a competitor committed after the snapshot was taken, even though this step waited for the
+   * competitor's key lock. So the receipt's row is written, without a result, before the effect
+   * runs; the unique key sees the competitor's row whatever the snapshot. Returns null when the row
+   * is this step's; otherwise answers from the competitor's receipt read with a locking read (the
+   * latest committed version, on InnoDB), or throws {@link RetryTransactionException} where the
+   * server refuses a write past the snapshot (PostgreSQL) or the row cannot be read. Either way the
+   * effect has not run.
+   */
+  private <T> Outcome<T> claim(
+      Connection c, RequestPreparer.Prepared request, Class<T> resultType, Instant now)
+      throws SQLException {
+    try {
+      if (insert(c, core.statements().claimReceipt, request, null, now) == 1) {
+        return null;
+      }
+      Receipt latest = select(c, core.statements().latestReceipt, request.key());
+      if (latest != null) {
+        return answer(latest, request, resultType, now);
+      }
+      throw new SQLException("the receipt's row is there but cannot be read", "40001");
+    } catch (SQLException e) {
+      if (!core.database().sql().snapshotTooOld(e)) {
+        throw e;
+      }
+      throw new RetryTransactionException(
+          "the caller's transaction reads from a snapshot taken before another step on "
+              + request.key()
+              + " committed its receipt, and cannot see it: the effect did not run; roll the"
+              + " transaction back and run it again (it will be answered from the receipt)",
+          core.database().dialect().id(),
+          e);
+    }
+  }
+
+  private void fill(Connection c, IntentKey key, String json) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(core.statements().fillReceipt)) {
+      ps.setString(1, json);
+      ps.setString(2, key.scope());
+      ps.setString(3, key.key());
+      ps.executeUpdate();
+    }
   }
 
   private <T> Outcome<T> answer(
@@ -294,6 +354,34 @@ public final class SqlReceiptStore implements ReceiptStore {
     }
   }
 
+  /**
+   * Refuses a result whose statement the server would not take ({@code max_allowed_packet} on
+   * MariaDB, read at open): the server would close the connection, reported as a lost one. The
+   * statement's other values take at most {@value #STATEMENT_ROOM} bytes; the UTF-8 length is only
+   * counted for a result that could come near the limit.
+   */
+  private void checkFits(String json, Class<?> resultType) {
+    long limit = core.database().maxStatementBytes();
+    if ((long) json.length() * 3 + STATEMENT_ROOM <= limit) {
+      return;
+    }
+    long bytes = json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    if (bytes + STATEMENT_ROOM > limit) {
+      throw new UnstorableResultException(
+          resultType,
+          "its JSON is "
+              + bytes
+              + " bytes, and with the receipt's other values more than the "
+              + limit
+              + " bytes of one statement that the server takes (max_allowed_packet); raise"
+              + " max_allowed_packet or return less",
+          null);
+    }
+  }
+
+  /** Room for a receipt's values other than its result, in bytes of a statement. */
+  private static final int STATEMENT_ROOM = 8_192;
+
   private String rewrite(Object value) {
     try {
       return core.mapper().writeValueAsString(value);
@@ -314,19 +402,30 @@ public final class SqlReceiptStore implements ReceiptStore {
 
   private void insert(Connection c, RequestPreparer.Prepared request, String json, Instant now)
       throws SQLException {
+    insert(c, core.statements().insertReceipt, request, json, now);
+  }
+
+  /** Inserts the receipt with {@code sql}, its result {@code json} (null: none yet). */
+  private int insert(
+      Connection c, String sql, RequestPreparer.Prepared request, String json, Instant now)
+      throws SQLException {
     Instant expires = now.plus(core.resultRetention());
     Instant forget = expires.plus(core.tombstoneRetention());
-    try (PreparedStatement ps = c.prepareStatement(core.statements().insertReceipt)) {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, request.key().scope());
       ps.setString(2, request.key().key());
       ps.setString(3, request.operation());
       ps.setString(4, request.fingerprint().toString());
-      ps.setString(5, json);
+      if (json == null) {
+        ps.setNull(5, Types.VARCHAR);
+      } else {
+        ps.setString(5, json);
+      }
       InstantColumns t = core.times();
       t.set(ps, 6, now.toEpochMilli());
       t.set(ps, 7, expires.toEpochMilli());
       t.set(ps, 8, forget.toEpochMilli());
-      ps.executeUpdate();
+      return ps.executeUpdate();
     }
   }
 
@@ -338,8 +437,11 @@ public final class SqlReceiptStore implements ReceiptStore {
     }
   }
 
-  /** The receipt of a key (or null) and the fingerprint of its registered intent (or null). */
-  private record Lookup(Receipt receipt, Fingerprint registered) {}
+  /**
+   * The receipt of a key (or null), the fingerprint of its registered intent (or null), and whether
+   * the transaction may read from a snapshot older than the lookup.
+   */
+  private record Lookup(Receipt receipt, Fingerprint registered, boolean snapshot) {}
 
   /** Reads both in one statement: a step's only read. */
   private Lookup lookup(Connection c, IntentKey key) throws SQLException {
@@ -352,9 +454,10 @@ public final class SqlReceiptStore implements ReceiptStore {
         rs.next();
         String intent = rs.getString(7);
         Fingerprint registered = intent == null ? null : Fingerprint.parse(intent);
+        boolean snapshot = rs.getBoolean(8);
         String fingerprint = rs.getString(2);
         if (fingerprint == null) {
-          return new Lookup(null, registered);
+          return new Lookup(null, registered, snapshot);
         }
         Receipt receipt =
             new Receipt(
@@ -365,13 +468,17 @@ public final class SqlReceiptStore implements ReceiptStore {
                 core.times().instant(rs, 4),
                 core.times().instant(rs, 5),
                 core.times().instant(rs, 6));
-        return new Lookup(receipt, registered);
+        return new Lookup(receipt, registered, snapshot);
       }
     }
   }
 
   private Receipt select(Connection c, IntentKey key) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(core.statements().selectReceipt)) {
+    return select(c, core.statements().selectReceipt, key);
+  }
+
+  private Receipt select(Connection c, String sql, IntentKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, key.scope());
       ps.setString(2, key.key());
       try (ResultSet rs = ps.executeQuery()) {

@@ -15,6 +15,9 @@ public final class Statements {
   final String selectReceipt;
   final String lookupStep;
   final String insertReceipt;
+  final String claimReceipt;
+  final String fillReceipt;
+  final String latestReceipt;
   final String deleteReceipt;
   public final String tombstoneExpired;
   final String selectForgotten;
@@ -52,7 +55,8 @@ public final class Statements {
         "SELECT r.operation, r.fingerprint, r.result, r.created_at, r.expires_at, r.forget_at,"
             + " (SELECT i.fingerprint FROM "
             + p
-            + "intents i WHERE i.scope = ? AND i.intent_key = ?)"
+            + "intents i WHERE i.scope = ? AND i.intent_key = ?), "
+            + dialect.snapshotReads()
             + " FROM (SELECT 1 AS one) o LEFT JOIN "
             + p
             + "receipts r ON r.scope = ? AND r.intent_key = ?";
@@ -61,6 +65,9 @@ public final class Statements {
             + p
             + "receipts (scope, intent_key, operation, fingerprint, result, created_at,"
             + " expires_at, forget_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+    claimReceipt = dialect.insertOrNothing(insertReceipt, "scope, intent_key");
+    fillReceipt = "UPDATE " + p + "receipts SET result = ? WHERE scope = ? AND intent_key = ?";
+    latestReceipt = selectReceipt + dialect.shareLock();
     deleteReceipt = "DELETE FROM " + p + "receipts WHERE scope = ? AND intent_key = ?";
     tombstoneExpired =
         dialect.updateFirst(
