@@ -126,7 +126,12 @@ public class JoinedSnapshotContract extends ContractSupport {
         Future<Outcome<String>> step =
             threads.submit(() -> callerStep(c, intent, same ? "a" : "b", callerRuns));
         if (run == 1 && timing == Timing.WHILE_STEP_WAITS) {
-          Eventually.await(GUARD, what + ": the caller's step waits for the key", this::aLockWaits);
+          // the step waits for the competitor's key, or (where the server's locks made the
+          // competitor wait instead) has already ended: either way the effect must not run twice
+          Eventually.await(
+              GUARD,
+              what + ": the caller's step waits for the key",
+              () -> aLockWaits() || step.isDone());
           release.countDown();
           competing.get(GUARD.toSeconds(), TimeUnit.SECONDS);
         }
