@@ -55,7 +55,9 @@ class SqlInjectionTest {
           "onceonly_rejections",
           "onceonly_schedules",
           "onceonly_schema_version",
-          "onceonly_unique_keys");
+          "onceonly_unique_keys",
+          "onceonly_workflow_steps",
+          "onceonly_workflows");
 
   @TempDir Path dir;
   private Path file;
