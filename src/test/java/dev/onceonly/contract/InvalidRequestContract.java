@@ -204,6 +204,11 @@ public class InvalidRequestContract extends ContractSupport {
         .execute(GOOD_KEY, GOOD_OPERATION, GOOD_ARGS, Ticket.class, Tickets.create("u-1", "x"));
     once.rejections().record("1-0", "{}", "seed");
     seedQueue();
+    once.workflows() // a run and its step
+        .start(
+            dev.onceonly.workflow.Workflow.named("seed").step("only", "seed-steps").build(),
+            "wf-1",
+            Map.of("n", 3));
     once.externalEffects()
         .claim(
             IntentKey.of("u-1", "external"), "send_mail", Map.of("to", "x"), Duration.ofMinutes(1));
