@@ -72,7 +72,12 @@ class WorkflowCrashTest {
       for (int kill = 0; kill < 2; kill++) {
         ChildJvm child = start(logs, target, "killed-" + kill);
         try {
-          sleep(random.nextInt(400));
+          // the kill lands after a random number of further effects (or once every run is over)
+          long killAt = db.count("SELECT COUNT(*) FROM effects") + 1 + random.nextInt(12);
+          dev.onceonly.testing.Eventually.await(
+              WAIT,
+              "the child's progress to " + killAt + " effects",
+              () -> db.count("SELECT COUNT(*) FROM effects") >= killAt || allOver(once));
         } finally {
           child.kill();
           child.close();
@@ -128,15 +133,5 @@ class WorkflowCrashTest {
             "workflow-" + name, logs, WorkflowWorkerMain.class, target, "leaseMs=500", "threads=2");
     child.awaitLine("ready", Duration.ofSeconds(60));
     return child;
-  }
-
-  private static void sleep(long millis) {
-    // Chooses where the kill lands; nothing waits for a condition this way.
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 }

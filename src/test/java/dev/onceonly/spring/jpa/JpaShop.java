@@ -1,5 +1,6 @@
 package dev.onceonly.spring.jpa;
 
+import dev.onceonly.Effect;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.Outcome;
@@ -47,6 +48,12 @@ public class JpaShop {
     return IntentKey.of("shop", requestKey);
   }
 
+  /** The shipping step of an order: once per key, its effect given. */
+  private Outcome<String> ship(String requestKey, Effect<String, RuntimeException> effect) {
+    return once.receipts()
+        .execute(key(requestKey), "ship", Map.of("order", requestKey), String.class, effect);
+  }
+
   /**
    * Places an order once per key: the order entity is saved inside the step.
    *
@@ -85,16 +92,12 @@ public class JpaShop {
   @Transactional
   public String shipThenCarrierFails(String requestKey) {
     try {
-      once.receipts()
-          .execute(
-              key(requestKey),
-              "ship",
-              Map.of("order", requestKey),
-              String.class,
-              tx -> {
-                shipments.save(new Shipment(requestKey, "1 Harbour Road"));
-                throw new CarrierDown(requestKey);
-              });
+      ship(
+          requestKey,
+          tx -> {
+            shipments.save(new Shipment(requestKey, "1 Harbour Road"));
+            throw new CarrierDown(requestKey);
+          });
       return "shipped";
     } catch (CarrierDown e) {
       return "carrier down, try later";
@@ -113,16 +116,12 @@ public class JpaShop {
     orders.save(new ShopOrder(requestKey, "kettle"));
     long[] seen = {-1};
     try {
-      once.receipts()
-          .execute(
-              key(requestKey),
-              "ship",
-              Map.of("order", requestKey),
-              String.class,
-              tx -> {
-                seen[0] = orders.countOfItem("kettle"); // JPQL: Hibernate flushes the order first
-                throw new CarrierDown(requestKey);
-              });
+      ship(
+          requestKey,
+          tx -> {
+            seen[0] = orders.countOfItem("kettle"); // JPQL: Hibernate flushes the order first
+            throw new CarrierDown(requestKey);
+          });
     } catch (CarrierDown e) {
       // the order stays; the shipment is for later
     }
@@ -137,12 +136,8 @@ public class JpaShop {
    */
   @Transactional(readOnly = true)
   public String shipReadOnly(String requestKey) {
-    return once.receipts()
-        .execute(
-            key(requestKey),
-            "ship",
-            Map.of("order", requestKey),
-            String.class,
+    return ship(
+            requestKey,
             tx -> {
               shipments.save(new Shipment(requestKey, "2 Quay Street"));
               return "shipped";
@@ -158,17 +153,13 @@ public class JpaShop {
    */
   @Transactional
   public void shipWithAuditThenFail(String requestKey) {
-    once.receipts()
-        .execute(
-            key(requestKey),
-            "ship",
-            Map.of("order", requestKey),
-            String.class,
-            tx -> {
-              shipments.save(new Shipment(requestKey, "3 Dock Lane"));
-              audit.record(requestKey);
-              return "shipped";
-            });
+    ship(
+        requestKey,
+        tx -> {
+          shipments.save(new Shipment(requestKey, "3 Dock Lane"));
+          audit.record(requestKey);
+          return "shipped";
+        });
     throw new CarrierDown(requestKey);
   }
 
@@ -180,16 +171,12 @@ public class JpaShop {
    */
   @Transactional
   public void shipThenFailAtCommit(String requestKey) {
-    once.receipts()
-        .execute(
-            key(requestKey),
-            "ship",
-            Map.of("order", requestKey),
-            String.class,
-            tx -> {
-              shipments.save(new Shipment(requestKey, "4 Pier Walk"));
-              return "shipped";
-            });
+    ship(
+        requestKey,
+        tx -> {
+          shipments.save(new Shipment(requestKey, "4 Pier Walk"));
+          return "shipped";
+        });
     shipments.save(new Shipment(requestKey + "-gift", null)); // NOT NULL: refused at commit
   }
 }

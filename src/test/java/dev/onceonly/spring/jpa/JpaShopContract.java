@@ -8,6 +8,7 @@ import dev.onceonly.ReadOnlyTransactionException;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.Worker;
+import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.Race;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -182,18 +183,14 @@ abstract class JpaShopContract {
             .lease(Duration.ofMinutes(10))
             .build()
             .start()) {
-      long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-      while (lastError("job-2") == null) {
-        assertThat(System.nanoTime() - deadline).as("the failure is recorded").isNegative();
-        Thread.onSpinWait();
-        Thread.sleep(20);
-      }
+      Eventually.await(
+          Duration.ofMinutes(2), "the failure recorded", () -> lastError("job-2") != null);
       assertThat(w.completed()).isZero();
     }
     assertThat(count("shipments", "order_key", "job-2")).isZero();
   }
 
-  private String lastError(String key) throws SQLException {
+  private String lastError(String key) {
     try (Connection c = connect();
         var ps =
             c.prepareStatement("SELECT last_error FROM onceonly_messages WHERE message_key = ?")) {
@@ -201,6 +198,8 @@ abstract class JpaShopContract {
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getString(1) : null;
       }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
     }
   }
 
