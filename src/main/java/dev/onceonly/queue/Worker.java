@@ -33,12 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * commits all that are waiting in one transaction ({@link JobQueue#completeAll}). A lone message on
  * an idle queue is claimed, handled and acknowledged at once. A handler exception becomes a retry
  * with backoff ({@link JobQueue#nack}), or a dead letter at once for input no retry can fix ({@link
- * InvalidRequestException}, {@link CanonicalizationException}, {@link ConflictException}). While a
- * job is held (waiting for a thread or being handled) its lease is renewed every third of the lease
- * time; if renewal finds the lease lost, the job is cancelled. An idle worker polls with
- * exponential backoff and wakes at once when a message is sent through the same {@code OnceOnly}
- * instance (a hint: a send inside a caller's transaction is found by the next poll after it
- * commits).
+ * dev.onceonly.InvalidRequestException}, {@link dev.onceonly.CanonicalizationException}, {@link
+ * dev.onceonly.ConflictException}). While a job is held (waiting for a thread or being handled) its
+ * lease is renewed every third of the lease time; if renewal finds the lease lost, the job is
+ * cancelled. An idle worker polls with exponential backoff and wakes at once when a message is sent
+ * through the same {@code OnceOnly} instance (a hint: a send inside a caller's transaction is found
+ * by the next poll after it commits).
  *
  * <p>A worker built with {@link #batchBuilder} gives the claimed jobs to a {@link BatchHandler}
  * instead, many at once in one transaction with their acknowledgements ({@link
