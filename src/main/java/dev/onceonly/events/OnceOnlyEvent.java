@@ -288,4 +288,66 @@ public sealed interface OnceOnlyEvent {
       Objects.requireNonNull(duration, "duration");
     }
   }
+
+  /**
+   * A step of a workflow run (or its compensation) settled, in the transaction that settled it.
+   *
+   * @param workflow the workflow's name (from the definition in code: fit for a tag)
+   * @param step the step's name
+   * @param result {@code completed}, {@code failed} (for good: its message became a dead letter),
+   *     {@code cancelled} (the run stopped before it ran), {@code compensated} or {@code
+   *     compensation_failed}
+   * @param attempts the deliveries it took (0 for {@code cancelled})
+   * @param duration how long its handler ran, for {@code completed} and {@code compensated}; else
+   *     zero
+   * @param traceparent the W3C {@code traceparent} of the run's start, or null
+   */
+  record WorkflowStepSettled(
+      String workflow,
+      String step,
+      String result,
+      int attempts,
+      Duration duration,
+      String traceparent)
+      implements OnceOnlyEvent {
+    /**
+     * Refuses nulls but the traceparent.
+     *
+     * @param workflow see the record
+     * @param step see the record
+     * @param result see the record
+     * @param attempts see the record
+     * @param duration see the record
+     * @param traceparent see the record
+     */
+    public WorkflowStepSettled {
+      Objects.requireNonNull(workflow, "workflow");
+      Objects.requireNonNull(step, "step");
+      Objects.requireNonNull(result, "result");
+      Objects.requireNonNull(duration, "duration");
+    }
+  }
+
+  /**
+   * A workflow run changed state: it started, began to compensate, or ended.
+   *
+   * @param workflow the workflow's name
+   * @param state {@code running} (started), {@code compensating}, {@code completed}, {@code failed}
+   *     or {@code cancelled}
+   * @param traceparent the W3C {@code traceparent} of the run's start, or null
+   */
+  record WorkflowRunChanged(String workflow, String state, String traceparent)
+      implements OnceOnlyEvent {
+    /**
+     * Refuses nulls but the traceparent.
+     *
+     * @param workflow see the record
+     * @param state see the record
+     * @param traceparent see the record
+     */
+    public WorkflowRunChanged {
+      Objects.requireNonNull(workflow, "workflow");
+      Objects.requireNonNull(state, "state");
+    }
+  }
 }

@@ -35,6 +35,8 @@ import java.util.function.Function;
  * {@code queue}); {@code onceonly.external.claims} and {@code onceonly.external.settlements}
  * ({@code operation}, {@code outcome}); {@code onceonly.groupcommit.batch.size}; {@code
  * onceonly.reconciler.intents} ({@code result}) and {@code onceonly.reconciler.pass.duration};
+ * {@code onceonly.workflow.runs} ({@code workflow}, {@code state}); {@code onceonly.workflow.steps}
+ * and {@code onceonly.workflow.step.duration} ({@code workflow}, {@code step}, {@code result});
  * {@code onceonly.events.dropped}. Tags hold operation and queue names and fixed outcome words
  * only: a scope or key is never a tag. Thread-safe.
  */
@@ -55,6 +57,10 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
   private final Family<DistributionSummary> groupCommitBatch;
   private final Family<Counter> reconciled;
   private final Family<Timer> reconcilerPass;
+  private final Family<Counter> workflowRuns;
+  private final ConcurrentMap<String, Family<Counter>> workflowSteps = new ConcurrentHashMap<>();
+  private final ConcurrentMap<String, Family<Timer>> workflowStepDuration =
+      new ConcurrentHashMap<>();
 
   private OnceOnlyMetrics(MeterRegistry registry, Tags common) {
     this.registry = registry;
@@ -85,6 +91,8 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
     this.reconciled = new Family<>("result", null, t -> counter("onceonly.reconciler.intents", t));
     this.reconcilerPass =
         new Family<>(null, null, t -> timer("onceonly.reconciler.pass.duration", t));
+    this.workflowRuns =
+        new Family<>("workflow", "state", t -> counter("onceonly.workflow.runs", t));
   }
 
   /** A step's two meters, found together by operation and outcome. */
@@ -159,7 +167,36 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
       reconciled.get("conflict", "").increment(e.conflicts());
       reconciled.get("dead_lettered", "").increment(e.deadLettered());
       reconcilerPass.get("", "").record(e.duration());
+    } else if (event instanceof OnceOnlyEvent.WorkflowRunChanged e) {
+      workflowRuns.get(e.workflow(), e.state()).increment();
+    } else if (event instanceof OnceOnlyEvent.WorkflowStepSettled e) {
+      byWorkflow(workflowSteps, e.workflow(), "onceonly.workflow.steps", this::counter)
+          .get(e.step(), e.result())
+          .increment();
+      if (e.result().equals("completed") || e.result().equals("compensated")) {
+        byWorkflow(
+                workflowStepDuration, e.workflow(), "onceonly.workflow.step.duration", this::timer)
+            .get(e.step(), e.result())
+            .record(e.duration());
+      }
     }
+  }
+
+  /**
+   * The meters of a workflow's steps, a family per workflow: three tags ({@code workflow}, {@code
+   * step}, {@code result}), still found without building anything per event.
+   */
+  private <M> Family<M> byWorkflow(
+      ConcurrentMap<String, Family<M>> families,
+      String workflow,
+      String name,
+      java.util.function.BiFunction<String, Tags, M> create) {
+    Family<M> family = families.get(workflow);
+    return family != null
+        ? family
+        : families.computeIfAbsent(
+            workflow,
+            w -> new Family<>("step", "result", t -> create.apply(name, t.and("workflow", w))));
   }
 
   private Counter counter(String name, Tags tags) {

@@ -381,21 +381,22 @@ class CommandsContract {
     ContractDatabase fresh = database();
     CliRun created = on(fresh, "migrate");
     assertThat(created.status()).as("%s", created).isZero();
-    assertThat(created.out()).contains("from version 0 to 13");
-    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(13);
-    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 13)");
+    assertThat(created.out()).contains("from version 0 to 14");
+    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(14);
+    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 14)");
     assertThat(on(fresh, "status").out())
         .containsPattern("(?m)^messages +any queue: due +0$")
         .containsPattern("(?m)^dead_letters +none +0$")
         .containsPattern("(?m)^claims +none +0$")
         .contains("oldest pending intent: none");
 
-    fresh.exec("DELETE FROM onceonly_schema_version WHERE version = 13");
+    // The schema as the version before left it.
+    dev.onceonly.contract.MigrationContract.UNDO_LATEST.forEach(fresh::exec);
     CliRun older = on(fresh, "status");
     assertThat(older.status()).isEqualTo(5);
     assertThat(older.err())
-        .contains("is version 12, older than this tool's 13 (run `onceonly migrate`)");
-    assertThat(on(fresh, "migrate").out()).contains("from version 12 to 13");
+        .contains("is version 13, older than this tool's 14 (run `onceonly migrate`)");
+    assertThat(on(fresh, "migrate").out()).contains("from version 13 to 14");
 
     fresh.exec(
         "INSERT INTO onceonly_schema_version VALUES (99, 'V99__future.sql', "
@@ -408,7 +409,7 @@ class CommandsContract {
           .isEqualTo(
               "onceonly: the schema in "
                   + describe(fresh)
-                  + " is version 99, newer than this tool's 13; use a newer OnceOnly\n");
+                  + " is version 99, newer than this tool's 14; use a newer OnceOnly\n");
     }
   }
 

@@ -62,7 +62,7 @@ class PostgresLeastPrivilegeCommandsTest {
 
   @Test
   void migratingAnOlderSchemaWithoutTheCreateRightFailsAsAStoreError() throws Exception {
-    db.exec("DELETE FROM app.onceonly_schema_version WHERE version = 13");
+    db.exec("DELETE FROM app.onceonly_schema_version WHERE version >= 13");
     CliRun migrate = CliRun.of("migrate", "--jdbc-url", db.applicationUrl());
     assertThat(migrate.status()).as("%s", migrate).isEqualTo(CliException.STORE);
     assertThat(migrate.err()).contains("permission denied").hasLineCount(1);

@@ -40,7 +40,8 @@ public class MigrationContract extends ContractSupport {
           "V10__partitions.sql",
           "V11__trace_context.sql",
           "V12__overview_indexes.sql",
-          "V13__workflows.sql");
+          "V13__workflows.sql",
+          "V14__workflow_trace.sql");
 
   /** The version a migration's name gives ({@code V<n>__}). */
   static int version(String script) {
@@ -52,6 +53,15 @@ public class MigrationContract extends ContractSupport {
 
   /** The version before the newest. */
   static final int PREVIOUS = version(MIGRATIONS.get(MIGRATIONS.size() - 2));
+
+  /**
+   * What takes a database of the newest version back to the one before: the statements that undo
+   * the newest script, then its row. A new script changes this.
+   */
+  public static final List<String> UNDO_LATEST =
+      List.of(
+          "ALTER TABLE onceonly_workflows DROP COLUMN traceparent",
+          "DELETE FROM onceonly_schema_version WHERE version = " + LATEST);
 
   /** Every table the migrations create, without prefix, in alphabetical order. */
   static final List<String> TABLES =
@@ -245,15 +255,16 @@ public class MigrationContract extends ContractSupport {
     start();
     once.intents().register(IntentKey.of("s", "k"), "job", Map.of());
     once.close();
-    asOneVersionOlder();
+    asVersion12();
     Map<String, List<String>> before = snapshot();
 
     assertThatThrownBy(() -> open(clock, b -> b.migrations(OnceOnly.Migrations.VALIDATE)))
         .isInstanceOfSatisfying(
-            SchemaVersionException.class, e -> assertThat(e.found()).isEqualTo(PREVIOUS))
+            SchemaVersionException.class, e -> assertThat(e.found()).isEqualTo(12))
         .hasMessageContaining(
-            "the database schema is version " + PREVIOUS + ", older than this library's " + LATEST)
-        .hasMessageContaining("apply " + MIGRATIONS.get(MIGRATIONS.size() - 1) + " from");
+            "the database schema is version 12, older than this library's " + LATEST)
+        .hasMessageContaining(
+            "apply V13__workflows.sql to " + MIGRATIONS.get(MIGRATIONS.size() - 1) + " from");
     assertThat(snapshot()).isEqualTo(before);
 
     // Applying opens it again, and the data is still there.
@@ -315,19 +326,17 @@ public class MigrationContract extends ContractSupport {
         "ALTER TABLE onceonly_intents DROP COLUMN traceparent");
   }
 
-  /**
-   * Makes the database what the version before this library's left: without its row and indexes.
-   */
-  private void asOneVersionOlder() {
+  /** Makes the database what version 12 left: without the workflows' tables and their versions. */
+  private void asVersion12() {
     exec(
-        "DELETE FROM onceonly_schema_version WHERE version = " + LATEST,
+        "DELETE FROM onceonly_schema_version WHERE version >= 13",
         "DROP TABLE onceonly_workflow_steps",
         "DROP TABLE onceonly_workflows");
   }
 
   /** Takes the schema back to version 11: before the workflows and the overview indexes. */
   private void asVersion11() {
-    asOneVersionOlder();
+    asVersion12();
     exec(
         "DELETE FROM onceonly_schema_version WHERE version = 12",
         dropIndex("onceonly_messages_leased", "onceonly_messages"),
@@ -409,7 +418,7 @@ public class MigrationContract extends ContractSupport {
       once.queue().send("jobs", "before-" + i, Map.of("n", i));
     }
     once.close();
-    asOneVersionOlder();
+    asVersion12();
 
     OnceOnly upgraded = track(open(clock, b -> b.concurrencyLimitPerPartition("jobs", 1)));
     assertThat(strings("SELECT version FROM onceonly_schema_version ORDER BY version"))

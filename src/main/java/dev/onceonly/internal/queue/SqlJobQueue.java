@@ -220,7 +220,26 @@ public final class SqlJobQueue implements JobQueue {
    * own: for the internal steps (workflows) whose transaction fails as a whole.
    */
   public SendResult sendIn(Connection c, Message message) throws SQLException {
-    SendResult result = sends.insert(c, sends.prepare(message), null);
+    return sendIn(c, message, core.traceparent());
+  }
+
+  /**
+   * As {@link #sendIn(Connection, Message)}, with the trace context given rather than the current
+   * thread's: a workflow's steps carry the trace of the run's start.
+   *
+   * @param c the connection, inside this store's open transaction
+   * @param message the message
+   * @param traceparent the W3C traceparent to store with it, or null
+   * @return the send's answer
+   * @throws SQLException if the database fails
+   */
+  public SendResult sendIn(Connection c, Message message, String traceparent) throws SQLException {
+    QueueSends.Prepared p = sends.prepare(message);
+    SendResult result =
+        sends.insert(
+            c,
+            new QueueSends.Prepared(p.message(), p.payload(), p.fingerprint(), traceparent),
+            null);
     fireIfSent(result);
     return published.sent(result);
   }

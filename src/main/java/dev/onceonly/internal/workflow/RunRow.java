@@ -1,5 +1,7 @@
 package dev.onceonly.internal.workflow;
 
+import dev.onceonly.events.OnceOnlyEvent;
+import java.util.ArrayList;
 import java.util.List;
 
 /** A run as read inside a transaction (its row and its steps), changed in memory as it goes. */
@@ -14,7 +16,14 @@ final class RunRow {
   String error;
   final long createdAt;
   long updatedAt;
+
+  /** The W3C traceparent of the thread that started the run, carried by its steps' messages. */
+  String traceparent;
+
   final List<StepRow> steps;
+
+  /** What this transaction did to the run, published once it returned. */
+  final List<OnceOnlyEvent> happened = new ArrayList<>();
 
   RunRow(
       String id,

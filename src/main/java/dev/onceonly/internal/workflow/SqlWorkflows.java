@@ -5,6 +5,8 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
 import dev.onceonly.InvalidRequestException;
 import dev.onceonly.Outcome;
+import dev.onceonly.events.Events;
+import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.internal.queue.SqlJobQueue;
 import dev.onceonly.internal.receipts.RequestPreparer;
 import dev.onceonly.internal.receipts.StoreContext;
@@ -19,11 +21,13 @@ import dev.onceonly.workflow.WorkflowState;
 import dev.onceonly.workflow.Workflows;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** The {@link Workflows} on SQL, on the store's database and job queue. */
 public final class SqlWorkflows implements Workflows {
@@ -31,6 +35,7 @@ public final class SqlWorkflows implements Workflows {
   private final SqlJobQueue queue;
   private final WorkflowRows rows;
   private final WorkflowTransitions moves;
+  private final Events events;
 
   /**
    * Creates the workflows and hooks them into the queue's dead letters.
@@ -44,13 +49,18 @@ public final class SqlWorkflows implements Workflows {
     this.queue = queue;
     this.rows = new WorkflowRows(core, prefix);
     this.moves = new WorkflowTransitions(rows, queue);
+    this.events = core.events();
     queue.onDeadLetter(this::deadLettered);
   }
 
   @Override
   public Outcome<WorkflowRun> start(Workflow workflow, String id, Object input) {
     RequestPreparer.Prepared p = prepare(workflow, id, input);
-    return core.database().writeOrJoin(c -> startIn(c, workflow, p));
+    AtomicReference<RunRow> touched = new AtomicReference<>();
+    Outcome<WorkflowRun> started =
+        core.database().writeOrJoin(c -> startIn(c, workflow, p, touched));
+    publish(touched.get());
+    return started;
   }
 
   @Override
@@ -58,7 +68,11 @@ public final class SqlWorkflows implements Workflows {
       Connection transaction, Workflow workflow, String id, Object input) {
     Objects.requireNonNull(transaction, "transaction");
     RequestPreparer.Prepared p = prepare(workflow, id, input);
-    return core.database().join(transaction, c -> startIn(c, workflow, p));
+    AtomicReference<RunRow> touched = new AtomicReference<>();
+    Outcome<WorkflowRun> started =
+        core.database().join(transaction, c -> startIn(c, workflow, p, touched));
+    publish(touched.get()); // before the caller commits, as the queue's sends are
+    return started;
   }
 
   private RequestPreparer.Prepared prepare(Workflow workflow, String id, Object input) {
@@ -74,22 +88,15 @@ public final class SqlWorkflows implements Workflows {
     return p;
   }
 
-  private Outcome<WorkflowRun> startIn(Connection c, Workflow workflow, RequestPreparer.Prepared p)
+  private Outcome<WorkflowRun> startIn(
+      Connection c, Workflow workflow, RequestPreparer.Prepared p, AtomicReference<RunRow> touched)
       throws SQLException {
+    touched.set(null); // a transaction tried again starts over
     String id = p.key().key();
     // The workflow's name is part of what the id stands for: the same id and input under another
     // workflow is another intent.
     Fingerprint fp = fingerprint(workflow, p);
     long now = rows.now();
-    if (!rows.insertRun(c, id, workflow.name(), fp.toString(), p.canonicalArguments(), now)) {
-      RunRow existing = rows.load(c, id);
-      Fingerprint stored = Fingerprint.parse(existing.fingerprint);
-      if (!stored.equals(fp)) {
-        return new Outcome.Conflict<>(p.key(), stored, fp);
-      }
-      return new Outcome.Repeated<>(
-          p.key(), fp, rows.view(existing), Instant.ofEpochMilli(existing.createdAt));
-    }
     RunRow run =
         new RunRow(
             id,
@@ -99,6 +106,19 @@ public final class SqlWorkflows implements Workflows {
             "RUNNING",
             now,
             new ArrayList<>());
+    run.traceparent = core.traceparent();
+    if (!rows.insertRun(c, run)) {
+      RunRow existing = rows.load(c, id);
+      Fingerprint stored = Fingerprint.parse(existing.fingerprint);
+      if (!stored.equals(fp)) {
+        return new Outcome.Conflict<>(p.key(), stored, fp);
+      }
+      return new Outcome.Repeated<>(
+          p.key(), fp, rows.view(existing), Instant.ofEpochMilli(existing.createdAt));
+    }
+    touched.set(run);
+    run.happened.add(
+        new OnceOnlyEvent.WorkflowRunChanged(workflow.name(), "running", run.traceparent));
     List<Workflow.Step> steps = workflow.steps();
     for (int i = 0; i < steps.size(); i++) {
       Workflow.Step s = steps.get(i);
@@ -157,15 +177,22 @@ public final class SqlWorkflows implements Workflows {
         new String(
             core.requests().canonicalizer().canonicalize(tree),
             java.nio.charset.StandardCharsets.UTF_8);
-    return core.database().writeOrJoin(c -> signalIn(c, id, named.step(), json));
+    AtomicReference<RunRow> touched = new AtomicReference<>();
+    SignalResult result =
+        core.database().writeOrJoin(c -> signalIn(c, id, named.step(), json, touched));
+    publish(touched.get());
+    return result;
   }
 
-  private SignalResult signalIn(Connection c, String id, String signal, String json)
+  private SignalResult signalIn(
+      Connection c, String id, String signal, String json, AtomicReference<RunRow> touched)
       throws SQLException {
+    touched.set(null);
     if (!rows.lock(c, id)) {
       return SignalResult.NOT_AWAITED;
     }
     RunRow run = rows.load(c, id);
+    touched.set(run);
     List<StepRow> awaiting = run.steps.stream().filter(s -> signal.equals(s.signalName)).toList();
     if (awaiting.isEmpty()) {
       return SignalResult.NOT_AWAITED;
@@ -187,28 +214,41 @@ public final class SqlWorkflows implements Workflows {
   @Override
   public boolean cancel(String id, boolean compensate) {
     Objects.requireNonNull(id, "id");
-    return core.database()
-        .writeOrJoin(
-            c -> {
-              // Withdraw first, as a completion takes its message before the run's row: taking
-              // the row first and then a message a completion holds would be a deadlock.
-              withdrawQueued(c, id);
-              if (!rows.lock(c, id)) {
-                return false;
-              }
-              RunRow run = rows.load(c, id);
-              if (!"RUNNING".equals(run.state)) {
-                return false;
-              }
-              withdrawQueued(c, id); // queued between the first withdrawal and the lock
-              if (compensate) {
-                moves.stop(c, run, "CANCELLED", "cancelled");
-              } else {
-                rows.updateRun(c, rows.sql.cancelSteps, id, rows.now());
-                rows.setState(c, run, "CANCELLED", null, "cancelled");
-              }
-              return true;
-            });
+    AtomicReference<RunRow> touched = new AtomicReference<>();
+    boolean cancelled =
+        core.database()
+            .writeOrJoin(
+                c -> {
+                  touched.set(null);
+                  // Withdraw first, as a completion takes its message before the run's row: taking
+                  // the row first and then a message a completion holds would be a deadlock.
+                  withdrawQueued(c, id);
+                  if (!rows.lock(c, id)) {
+                    return false;
+                  }
+                  RunRow run = rows.load(c, id);
+                  if (!"RUNNING".equals(run.state)) {
+                    return false;
+                  }
+                  touched.set(run);
+                  withdrawQueued(c, id); // queued between the first withdrawal and the lock
+                  if (compensate) {
+                    moves.stop(c, run, "CANCELLED", "cancelled");
+                  } else {
+                    moves.cancelWaiting(c, run);
+                    rows.setState(c, run, "CANCELLED", null, "cancelled");
+                  }
+                  return true;
+                });
+    publish(touched.get());
+    return cancelled;
+  }
+
+  /** Publishes what a transaction that returned did to a run (nothing if it touched none). */
+  private void publish(RunRow run) {
+    if (run != null && events.enabled()) {
+      run.happened.forEach(events::publish);
+    }
   }
 
   private void withdrawQueued(Connection c, String id) throws SQLException {
@@ -250,11 +290,14 @@ public final class SqlWorkflows implements Workflows {
         throw new InvalidRequestException("payload", "is not a workflow step's message");
       }
       boolean compensation = p.path("compensation").asBoolean(false);
+      AtomicReference<RunRow> touched = new AtomicReference<>();
       job.completeWith(
           tx -> {
-            run(tx, job, id.asText(), step.asText(), compensation, steps);
+            touched.set(null);
+            touched.set(run(tx, job, id.asText(), step.asText(), compensation, steps));
             return null;
           });
+      publish(touched.get());
     };
   }
 
@@ -263,33 +306,37 @@ public final class SqlWorkflows implements Workflows {
    * the message is acknowledged with nothing else changed (a late or repeated delivery, a step
    * stopped or cancelled meanwhile).
    */
-  private void run(
+  private RunRow run(
       Connection tx, Job job, String id, String name, boolean compensation, StepHandler steps)
       throws Exception {
     if (!rows.lockCounting(tx, id)) {
-      return;
+      return null;
     }
     RunRow run = rows.load(tx, id);
     StepRow step = run.step(name);
     if (step == null) {
-      return;
+      return null;
     }
     int attempt = job.delivery().attempt();
     Context context = new Context(rows, run, step, compensation, job);
     if (compensation) {
       if (!"COMPENSATING".equals(run.state) || !"QUEUED".equals(step.compState)) {
-        return;
+        return null;
       }
+      long began = System.nanoTime();
       steps.run(context, tx);
-      moves.compensated(tx, run, step, attempt);
-      return;
+      moves.compensated(tx, run, step, attempt, Duration.ofNanos(System.nanoTime() - began));
+      return run;
     }
     if (!"RUNNING".equals(run.state) || !"QUEUED".equals(step.state)) {
-      return;
+      return null;
     }
+    long began = System.nanoTime();
     Object result = steps.run(context, tx);
+    Duration ran = Duration.ofNanos(System.nanoTime() - began);
     String json = result == null ? null : core.requests().toTree(result, "result").toString();
-    moves.completed(tx, run, step, json, attempt);
+    moves.completed(tx, run, step, json, attempt, ran);
+    return run;
   }
 
   /** Fails the step (or compensation) whose message was dead-lettered, in the same transaction. */
@@ -326,6 +373,9 @@ public final class SqlWorkflows implements Workflows {
     } else if (lease.queue().equals(step.queue)) {
       moves.failed(c, run, step, error, attempts);
     }
+    // Inside the transaction that moves the message to the dead letters, which commits as the
+    // hook returns: the queue's own dead_lettered settlement is published after it.
+    publish(run);
   }
 
   /** What a step's handler is given. */

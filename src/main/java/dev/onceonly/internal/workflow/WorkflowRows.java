@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
+import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.internal.dialect.InstantColumns;
 import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.workflow.CompensationState;
@@ -38,15 +39,15 @@ final class WorkflowRows {
   }
 
   /** Inserts a new run's row; false if the id is taken. */
-  boolean insertRun(Connection c, String id, String name, String fingerprint, String input, long at)
-      throws SQLException {
+  boolean insertRun(Connection c, RunRow run) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.insertRun)) {
-      ps.setString(1, id);
-      ps.setString(2, name);
-      ps.setString(3, fingerprint);
-      ps.setString(4, input);
-      times.set(ps, 5, at);
-      times.set(ps, 6, at);
+      ps.setString(1, run.id);
+      ps.setString(2, run.name);
+      ps.setString(3, run.fingerprint);
+      ps.setString(4, run.input);
+      times.set(ps, 5, run.createdAt);
+      times.set(ps, 6, run.createdAt);
+      ps.setString(7, run.traceparent);
       return ps.executeUpdate() == 1;
     }
   }
@@ -106,6 +107,7 @@ final class WorkflowRows {
             run.completions = rs.getInt(6);
             run.error = rs.getString(7);
             run.updatedAt = times.get(rs, 9);
+            run.traceparent = rs.getString(25);
           }
           run.steps.add(step(rs, 9));
         }
@@ -186,6 +188,11 @@ final class WorkflowRows {
 
   void setState(Connection c, RunRow run, String state, String finalState, String error)
       throws SQLException {
+    if (!state.equals(run.state)) {
+      run.happened.add(
+          new OnceOnlyEvent.WorkflowRunChanged(
+              run.name, state.toLowerCase(java.util.Locale.ROOT), run.traceparent));
+    }
     run.state = state;
     run.finalState = finalState;
     run.error = error;

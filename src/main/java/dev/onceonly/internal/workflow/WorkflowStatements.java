@@ -43,8 +43,8 @@ final class WorkflowStatements {
         dialect.insertOrNothing(
             "INSERT INTO "
                 + w
-                + " (workflow_id, name, fingerprint, input, state, created_at, updated_at)"
-                + " VALUES (?, ?, ?, ?, 'RUNNING', ?, ?)",
+                + " (workflow_id, name, fingerprint, input, state, created_at, updated_at,"
+                + " traceparent) VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?)",
             "workflow_id");
     // An update that changes nothing still takes the row's write lock (PostgreSQL, InnoDB); on
     // SQLite the transaction holds the write lock already.
@@ -56,7 +56,7 @@ final class WorkflowStatements {
         "SELECT w.name, w.fingerprint, w.input, w.state, w.final_state, w.completions, w.error,"
             + " w.created_at, w.updated_at, s.step, s.queue, s.depends_on, s.open_deps, s.state,"
             + " s.attempts, s.result, s.error, s.completed_seq, s.signal_name, s.signal_payload,"
-            + " s.comp_queue, s.comp_state, s.comp_attempts, s.comp_error FROM "
+            + " s.comp_queue, s.comp_state, s.comp_attempts, s.comp_error, w.traceparent FROM "
             + w
             + " w JOIN "
             + s

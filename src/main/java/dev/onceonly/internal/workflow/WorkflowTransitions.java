@@ -1,11 +1,13 @@
 package dev.onceonly.internal.workflow;
 
+import dev.onceonly.events.OnceOnlyEvent;
 import dev.onceonly.internal.queue.SqlJobQueue;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.SendConflictException;
 import dev.onceonly.queue.SendResult;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -38,7 +40,7 @@ final class WorkflowTransitions {
   }
 
   /** Records a step done with its result, then sends what it made due. */
-  void completed(Connection c, RunRow run, StepRow step, String result, int attempts)
+  void completed(Connection c, RunRow run, StepRow step, String result, int attempts, Duration ran)
       throws SQLException {
     int seq = run.completions; // counted by the lock (WorkflowRows#lockCounting)
     int n = rows.updateStep(c, rows.sql.completeStep, run, step, result, attempts, seq, rows.now());
@@ -49,6 +51,7 @@ final class WorkflowTransitions {
     step.result = result;
     step.attempts = attempts;
     step.completedSeq = seq;
+    settled(run, step, "completed", attempts, ran);
     advance(c, run, step.name);
   }
 
@@ -61,6 +64,7 @@ final class WorkflowTransitions {
     step.state = "FAILED";
     step.error = error;
     step.attempts = attempts;
+    settled(run, step, "failed", attempts, Duration.ZERO);
     if (!"RUNNING".equals(run.state)) {
       return;
     }
@@ -117,7 +121,7 @@ final class WorkflowTransitions {
     }
     s.state = "QUEUED";
     s.openDeps = 0;
-    send(c, Message.of(s.queue, stepKey(run.id, s.name), payload(run.id, s.name, false)));
+    send(c, run, Message.of(s.queue, stepKey(run.id, s.name), payload(run.id, s.name, false)));
   }
 
   /**
@@ -126,12 +130,10 @@ final class WorkflowTransitions {
    * start; the run ends in {@code end} once they ran, at once if there are none.
    */
   void stop(Connection c, RunRow run, String end, String error) throws SQLException {
-    rows.updateRun(c, rows.sql.cancelSteps, run.id, rows.now());
+    cancelWaiting(c, run);
     boolean compensate = false;
     for (StepRow s : run.steps) {
-      if ("WAITING".equals(s.state) || "QUEUED".equals(s.state)) {
-        s.state = "CANCELLED";
-      } else if ("COMPLETED".equals(s.state) && s.compQueue != null && s.compState == null) {
+      if ("COMPLETED".equals(s.state) && s.compQueue != null && s.compState == null) {
         s.compState = "PENDING";
         compensate = true;
       }
@@ -166,16 +168,19 @@ final class WorkflowTransitions {
     next.compState = "QUEUED";
     send(
         c,
+        run,
         Message.of(
             next.compQueue, compensationKey(run.id, next.name), payload(run.id, next.name, true)));
   }
 
-  void compensated(Connection c, RunRow run, StepRow step, int attempts) throws SQLException {
+  void compensated(Connection c, RunRow run, StepRow step, int attempts, Duration ran)
+      throws SQLException {
     if (rows.updateStep(c, rows.sql.completeCompensation, run, step, attempts, rows.now()) != 1) {
       throw new IllegalStateException("compensation of " + step.name + " is not queued");
     }
     step.compState = "COMPLETED";
     step.compAttempts = attempts;
+    settled(run, step, "compensated", attempts, ran);
     nextCompensation(c, run);
   }
 
@@ -187,11 +192,33 @@ final class WorkflowTransitions {
     }
     step.compState = "FAILED";
     step.compError = error;
+    settled(run, step, "compensation_failed", attempts, Duration.ZERO);
     nextCompensation(c, run);
   }
 
-  private void send(Connection c, Message m) throws SQLException {
-    SendResult r = queue.sendIn(c, m);
+  /**
+   * Cancels the run's waiting and queued steps (a queued one's message, when handled, finds its
+   * step cancelled and changes nothing).
+   */
+  void cancelWaiting(Connection c, RunRow run) throws SQLException {
+    rows.updateRun(c, rows.sql.cancelSteps, run.id, rows.now());
+    for (StepRow s : run.steps) {
+      if ("WAITING".equals(s.state) || "QUEUED".equals(s.state)) {
+        s.state = "CANCELLED";
+        settled(run, s, "cancelled", 0, Duration.ZERO);
+      }
+    }
+  }
+
+  private static void settled(RunRow run, StepRow step, String result, int attempts, Duration ran) {
+    run.happened.add(
+        new OnceOnlyEvent.WorkflowStepSettled(
+            run.name, step.name, result, attempts, ran, run.traceparent));
+  }
+
+  /** Sends a step's or compensation's message, with the trace context of the run's start. */
+  private void send(Connection c, RunRow run, Message m) throws SQLException {
+    SendResult r = queue.sendIn(c, m, run.traceparent);
     if (r.status() == SendResult.Status.CONFLICT) {
       throw new SendConflictException(List.of(r));
     }
