@@ -10,12 +10,17 @@ import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.Worker;
+import dev.onceonly.workflow.StepHandler;
+import dev.onceonly.workflow.Workflow;
+import dev.onceonly.workflow.Workflows;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Runs the due messages of one queue through a handler on the calling thread, one at a time, until
@@ -30,6 +35,10 @@ import java.util.Optional;
  * assertThat(steps).extracting(DrainStep::result).last().isInstanceOf(QueueResult.Completed.class);
  * }</pre>
  *
+ * <p>{@link #workflow} drains every queue of a workflow's steps and compensations in turn, so a
+ * test runs a workflow to its end, compensations included, and then reads {@code
+ * once.workflows().find(id)}.
+ *
  * <p>Not thread-safe; build one per drain. Messages that a receive moves to the dead letters (past
  * their last attempt) appear in {@link JobQueue#deadLetters}, not in the steps.
  */
@@ -38,16 +47,16 @@ public final class Drain {
   public static final int DEFAULT_MAX_STEPS = 10_000;
 
   private final JobQueue queue;
-  private final String queueName;
+  private final List<String> queueNames;
   private final Handler handler;
   private Duration lease = Duration.ofMinutes(1);
   private MutableClock clock;
   private Maintenance store;
   private int maxSteps = DEFAULT_MAX_STEPS;
 
-  private Drain(JobQueue queue, String queueName, Handler handler) {
+  private Drain(JobQueue queue, List<String> queueNames, Handler handler) {
     this.queue = Objects.requireNonNull(queue, "queue");
-    this.queueName = Objects.requireNonNull(queueName, "queueName");
+    this.queueNames = List.copyOf(queueNames);
     this.handler = Objects.requireNonNull(handler, "handler");
   }
 
@@ -60,7 +69,41 @@ public final class Drain {
    * @return the drain
    */
   public static Drain of(JobQueue queue, String queueName, Handler handler) {
-    return new Drain(queue, queueName, handler);
+    return new Drain(queue, List.of(Objects.requireNonNull(queueName, "queueName")), handler);
+  }
+
+  /**
+   * Returns a drain of every queue a workflow's steps and compensations run on, taken in turn, each
+   * delivery handled by {@code workflows.handler(steps)}: what the workers of those queues would
+   * do, on the calling thread. With {@link #movingClock} it runs every run of the workflow to its
+   * end (completed, failed or cancelled after its compensations), retries included; without it,
+   * until nothing is due now (a step that awaits a signal waits for it).
+   *
+   * <pre>{@code
+   * Drain.workflow(once.queue(), once.workflows(), order, steps).movingClock(clock).run();
+   * assertThat(once.workflows().find("order-o-42").orElseThrow().state())
+   *     .isEqualTo(WorkflowState.COMPLETED);
+   * }</pre>
+   *
+   * @param queue the job queue, with the retry policy the application's workers use
+   * @param workflows the store's workflows ({@code once.workflows()})
+   * @param workflow the definition, for its queues
+   * @param steps the application's step handler
+   * @return the drain
+   */
+  public static Drain workflow(
+      JobQueue queue, Workflows workflows, Workflow workflow, StepHandler steps) {
+    Objects.requireNonNull(workflows, "workflows");
+    Objects.requireNonNull(workflow, "workflow");
+    Objects.requireNonNull(steps, "steps");
+    Set<String> queues = new LinkedHashSet<>();
+    for (Workflow.Step s : workflow.steps()) {
+      queues.add(s.queue());
+      if (s.compensationQueue() != null) {
+        queues.add(s.compensationQueue());
+      }
+    }
+    return new Drain(queue, List.copyOf(queues), workflows.handler(steps));
   }
 
   /**
@@ -143,24 +186,29 @@ public final class Drain {
     List<DrainStep> steps = new ArrayList<>();
     int idle = 0;
     while (true) {
-      if (Thread.currentThread().isInterrupted()) {
-        throw new IllegalStateException(
-            "drain of queue " + queueName + " interrupted after " + steps.size() + " deliveries");
-      }
-      List<Delivery> due = queue.receive(queueName, 1, lease);
-      if (!due.isEmpty()) {
-        if (steps.size() >= maxSteps) {
-          throw new AssertionError(
-              "queue " + queueName + " still has due messages after " + maxSteps + " deliveries");
+      boolean handled = false;
+      for (String queueName : queueNames) {
+        if (Thread.currentThread().isInterrupted()) {
+          throw new IllegalStateException(
+              "drain of " + names() + " interrupted after " + steps.size() + " deliveries");
         }
-        steps.add(handle(due.get(0)));
+        List<Delivery> due = queue.receive(queueName, 1, lease);
+        if (!due.isEmpty()) {
+          if (steps.size() >= maxSteps) {
+            throw new AssertionError(
+                names() + " still has due messages after " + maxSteps + " deliveries");
+          }
+          steps.add(handle(due.get(0)));
+          handled = true;
+        }
+      }
+      if (handled) {
         idle = 0;
       } else if (clock == null || !moveClock()) {
         return steps;
       } else if (++idle > maxSteps) {
         throw new AssertionError(
-            "queue "
-                + queueName
+            names()
                 + ": the clock was moved "
                 + maxSteps
                 + " times without a delivery, now at "
@@ -174,24 +222,39 @@ public final class Drain {
    * already, the end of the first lease that blocks it. False if the queue is empty.
    */
   private boolean moveClock() {
-    Optional<Instant> next = queue.nextDue(queueName);
-    if (next.isEmpty()) {
+    Instant now = clock.instant();
+    Instant soonest = null;
+    for (String queueName : queueNames) {
+      Optional<Instant> next = queue.nextDue(queueName);
+      if (next.isEmpty()) {
+        continue;
+      }
+      if (!next.get().isAfter(now)) {
+        // Due, yet not claimed: only the end of a lease held elsewhere can change that.
+        List<Maintenance.LiveLease> held =
+            store == null ? List.of() : store.liveLeases(queueName, 1);
+        if (held.isEmpty()) {
+          throw new AssertionError(blocked(queueName, next.get(), now));
+        }
+        next = Optional.of(held.get(0).until());
+      }
+      if (soonest == null || next.get().isBefore(soonest)) {
+        soonest = next.get();
+      }
+    }
+    if (soonest == null) {
       return false;
     }
-    Instant now = clock.instant();
-    if (next.get().isAfter(now)) {
-      clock.set(next.get());
-      return true;
-    }
-    List<Maintenance.LiveLease> held = store == null ? List.of() : store.liveLeases(queueName, 1);
-    if (held.isEmpty()) {
-      throw new AssertionError(blocked(next.get(), now));
-    }
-    clock.set(held.get(0).until());
+    clock.set(soonest);
     return true;
   }
 
-  private String blocked(Instant due, Instant now) {
+  /** The drained queues, for messages: {@code queue a} or {@code queues [a, b]}. */
+  private String names() {
+    return queueNames.size() == 1 ? "queue " + queueNames.get(0) : "queues " + queueNames;
+  }
+
+  private String blocked(String queueName, Instant due, Instant now) {
     String head =
         "queue "
             + queueName
