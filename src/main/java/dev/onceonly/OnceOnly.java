@@ -102,7 +102,8 @@ public final class OnceOnly implements AutoCloseable {
         new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
     this.workflows = new SqlWorkflows(core, prefix, queue);
     this.maintenance =
-        new SqlMaintenance(database, prefix, core.clock(), receipts, migrator, description);
+        new SqlMaintenance(
+            database, prefix, core.clock(), receipts, migrator, workflows, description);
   }
 
   /**

@@ -17,8 +17,8 @@ import picocli.CommandLine.Option;
     name = "purge",
     description =
         "Applies retention: expired results become tombstones and old tombstones go (as the"
-            + " store's retention says), and rejections and dead letters older than"
-            + " --older-than are deleted.")
+            + " store's retention says), and rejections, dead letters and finished workflow runs"
+            + " older than --older-than are deleted.")
 final class PurgeCommand extends OperatorCommand {
   /** Rows per transaction: short enough not to hold writers up, large enough to be quick. */
   static final int BATCH = 1_000;
@@ -39,11 +39,13 @@ final class PurgeCommand extends OperatorCommand {
       Maintenance.ReceiptPurge receipts = m.purgeReceipts(BATCH, progress("receipts"));
       long rejections = m.purgeRejections(olderThan, BATCH, progress("rejections"));
       long deadLetters = m.purgeDeadLetters(olderThan, BATCH, progress("dead letters"));
+      long workflows = m.purgeWorkflows(olderThan, BATCH, progress("workflows"));
       doc.put("olderThan", olderThan.toString());
       doc.put("receiptsTombstoned", receipts.tombstoned());
       doc.put("receiptsDeleted", receipts.deleted());
       doc.put("rejectionsDeleted", rejections);
       doc.put("deadLettersDeleted", deadLetters);
+      doc.put("workflowsDeleted", workflows);
     }
     printFields(doc);
     return 0;

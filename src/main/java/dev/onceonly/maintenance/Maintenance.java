@@ -267,6 +267,24 @@ public interface Maintenance {
   long purgeDeadLetters(Duration olderThan, int batchSize, LongConsumer progress);
 
   /**
+   * Deletes workflow runs that finished (completed, failed or cancelled) more than {@code
+   * olderThan} ago, with their steps, in batches of one transaction each ({@link
+   * dev.onceonly.workflow.Workflows#purgeFinished}); running and compensating runs stay. Once
+   * deleted, a run's id may be started again.
+   *
+   * @param olderThan the age past which a finished run goes; zero deletes every run finished before
+   *     now
+   * @param batchSize runs per transaction, 1 to {@link #MAX_BATCH} (a transaction deletes at most
+   *     1,000 runs; a larger batch is taken 1,000 at a time)
+   * @param progress called after each batch that deleted runs with the running total
+   * @return how many runs were deleted
+   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code batchSize} out of
+   *     bounds
+   * @throws dev.onceonly.StoreException if a batch fails; earlier batches stay committed
+   */
+  long purgeWorkflows(Duration olderThan, int batchSize, LongConsumer progress);
+
+  /**
    * Applies the pending schema migrations in one write transaction (a PostgreSQL migration lock
    * keeps instances migrating at once from racing). A current schema is only read, so a role
    * without the right to create tables may call this.

@@ -109,6 +109,9 @@ public record OnceOnlyProperties(
     check(
         "onceonly.purge.dead-letter-retention",
         () -> Bounds.nonNegative(purge.deadLetterRetention, "deadLetterRetention"));
+    check(
+        "onceonly.purge.workflow-retention",
+        () -> Bounds.nonNegative(purge.workflowRetention, "workflowRetention"));
     if (health.maxPendingIntentAge != null) {
       check(
           "onceonly.health.max-pending-intent-age",
@@ -252,21 +255,23 @@ public record OnceOnlyProperties(
       @DefaultValue("1000") int maxBatches) {}
 
   /**
-   * The scheduled retention: receipts past their retention, old rejections and old dead letters.
-   * Off by default.
+   * The scheduled retention: receipts past their retention, old rejections, old dead letters and
+   * workflow runs finished long ago. Off by default.
    *
    * @param enabled whether it runs
    * @param interval the time between the end of one pass and the start of the next
    * @param batchSize rows per transaction, 1 to 10,000
    * @param rejectionRetention age past which a rejection is deleted
    * @param deadLetterRetention age past which a dead letter is deleted
+   * @param workflowRetention age past which a finished workflow run is deleted
    */
   public record Purge(
       @DefaultValue("false") boolean enabled,
       @DefaultValue("1h") Duration interval,
       @DefaultValue("1000") int batchSize,
       @DefaultValue("30d") Duration rejectionRetention,
-      @DefaultValue("30d") Duration deadLetterRetention) {}
+      @DefaultValue("30d") Duration deadLetterRetention,
+      @DefaultValue("30d") Duration workflowRetention) {}
 
   /**
    * The thresholds of the health indicator: exceeding one reports {@code DOWN}. Unset, the value is

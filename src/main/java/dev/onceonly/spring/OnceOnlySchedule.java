@@ -88,6 +88,7 @@ public final class OnceOnlySchedule implements org.springframework.context.Smart
     m.purgeReceipts(p.batchSize(), QUIET);
     m.purgeRejections(p.rejectionRetention(), p.batchSize(), QUIET);
     m.purgeDeadLetters(p.deadLetterRetention(), p.batchSize(), QUIET);
+    m.purgeWorkflows(p.workflowRetention(), p.batchSize(), QUIET);
   }
 
   /** Stops scheduling and waits up to 30 seconds for a pass in progress. */

@@ -346,6 +346,7 @@ class CommandsContract {
     JsonNode first = json(run("purge", "--older-than", "60d", "--json"));
     assertThat(first.get("rejectionsDeleted").asLong()).isZero();
     assertThat(first.get("deadLettersDeleted").asLong()).isZero();
+    assertThat(first.get("workflowsDeleted").asLong()).isZero();
     assertThat(first.get("receiptsTombstoned").asLong()).as("past its 30 days").isOne();
     assertThat(store.count("SELECT COUNT(*) FROM onceonly_receipts WHERE result IS NULL")).isOne();
 

@@ -228,6 +228,35 @@ public class MaintenanceContract extends ContractSupport {
     assertThat(once.maintenance().recentDeadLetters("other", 10)).isEmpty();
   }
 
+  @Test
+  void purgeWorkflowsDeletesRunsFinishedPastTheBoundAndKeepsRunningOnes() {
+    start();
+    dev.onceonly.workflow.Workflow one =
+        dev.onceonly.workflow.Workflow.named("one").step("only", "wq").build();
+    for (int i = 0; i < 12; i++) {
+      once.workflows().start(one, "old-" + i, Map.of());
+      once.workflows().cancel("old-" + i, false);
+    }
+    once.workflows().start(one, "running-old", Map.of());
+    clock.advance(Duration.ofDays(10));
+    once.workflows().start(one, "new-0", Map.of());
+    once.workflows().cancel("new-0", false);
+    List<Long> progress = new ArrayList<>();
+    assertThat(once.maintenance().purgeWorkflows(Duration.ofDays(5), 5, progress::add))
+        .isEqualTo(12);
+    assertThat(progress).containsExactly(5L, 10L, 12L);
+    reopen();
+    assertThat(strings("SELECT workflow_id FROM onceonly_workflows ORDER BY workflow_id"))
+        .containsExactly("new-0", "running-old");
+    assertThat(strings("SELECT DISTINCT workflow_id FROM onceonly_workflow_steps ORDER BY 1"))
+        .containsExactly("new-0", "running-old");
+    // A deleted run's id may start again.
+    assertThat(once.workflows().start(one, "old-3", Map.of()))
+        .isInstanceOf(dev.onceonly.Outcome.Created.class);
+    assertThatThrownBy(() -> once.maintenance().purgeWorkflows(Duration.ofSeconds(-1), 5, QUIET))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
   private void deadLetters(String prefix, int n) {
     for (int i = 0; i < n; i++) {
       once.queue().send("q", String.format("%s%d", prefix, i), Map.of("i", i));

@@ -14,6 +14,7 @@ import dev.onceonly.maintenance.QueuedMessage;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.maintenance.StoreStatus.PendingIntent;
 import dev.onceonly.maintenance.StoreStatus.QueueCounts;
+import dev.onceonly.workflow.Workflows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,6 +41,7 @@ public final class SqlMaintenance implements Maintenance {
   private final InstantSource clock;
   private final ReceiptStore receipts;
   private final Migrator migrator;
+  private final Workflows workflows;
   private final String description;
   private final MaintenanceStatements sql;
   private final QueueInspection queues;
@@ -60,8 +62,10 @@ public final class SqlMaintenance implements Maintenance {
       InstantSource clock,
       ReceiptStore receipts,
       Migrator migrator,
+      Workflows workflows,
       String description) {
     this.database = database;
+    this.workflows = workflows;
     this.clock = clock;
     this.receipts = receipts;
     this.migrator = migrator;
@@ -465,6 +469,22 @@ public final class SqlMaintenance implements Maintenance {
       deleteUnusedPayload(c, row[2]);
     }
     return deleted;
+  }
+
+  @Override
+  public long purgeWorkflows(Duration olderThan, int batchSize, LongConsumer progress) {
+    Instant cutoff = cutoff(olderThan, batchSize, progress);
+    int limit = Math.min(batchSize, 1_000); // what one purgeFinished takes
+    long total = 0;
+    int n;
+    do {
+      n = workflows.purgeFinished(cutoff, limit);
+      total += n;
+      if (n > 0) {
+        progress.accept(total);
+      }
+    } while (n == limit);
+    return total;
   }
 
   @Override
