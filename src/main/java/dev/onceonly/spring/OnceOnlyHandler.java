@@ -19,6 +19,13 @@ import java.lang.annotation.Target;
  * delivered again. Without {@code completeWith} the worker acknowledges after the handler returned,
  * in a transaction of its own, so a crash in between delivers the message again after the handler's
  * writes committed: make them idempotent with a receipts step.
+ *
+ * <p>A bean implementing {@link dev.onceonly.workflow.StepHandler} runs the steps (and
+ * compensations) of workflows: one worker per queue named in {@link #queues()} (or {@link
+ * #queue()}), each running {@code once.workflows().handler(bean)}. With one transaction manager in
+ * the context, each delivery runs in a Spring transaction ({@code REQUIRED}) that the step's
+ * completion joins, so what the step writes through Spring (a {@code JdbcTemplate}, a repository)
+ * commits with the step's stored result and its acknowledgement, or not at all.
  */
 // Spring's types are the application's, which requires Spring itself: nothing to re-export.
 @SuppressWarnings("exports")
@@ -31,7 +38,16 @@ public @interface OnceOnlyHandler {
    *
    * @return the queue's name
    */
-  String queue();
+  String queue() default "";
+
+  /**
+   * The queues to handle, a worker each with the same settings: for a {@link
+   * dev.onceonly.workflow.StepHandler} that serves several queues of a workflow. Give either this
+   * or {@link #queue()}.
+   *
+   * @return the queues' names, or empty for {@link #queue()}
+   */
+  String[] queues() default {};
 
   /**
    * The number of handler threads.

@@ -5,6 +5,7 @@ import dev.onceonly.queue.BatchHandler;
 import dev.onceonly.queue.Handler;
 import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Worker;
+import dev.onceonly.workflow.StepHandler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -80,7 +81,11 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
     JobQueue queue = once.queue(properties.retry().build());
     try {
       for (String name : beans.getBeanNamesForAnnotation(OnceOnlyHandler.class)) {
-        running.put(name, worker(queue, name).start());
+        List<String> queues = queues(name);
+        for (String q : queues) {
+          // A bean of several queues has a worker per queue, named for both.
+          running.put(queues.size() == 1 ? name : name + ":" + q, worker(queue, name, q).start());
+        }
       }
     } catch (RuntimeException e) {
       closeAll();
@@ -89,12 +94,35 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
     started = true;
   }
 
-  private Worker worker(JobQueue queue, String name) {
+  /** The queues of a handler bean: its annotation's {@code queue} or its {@code queues}. */
+  private List<String> queues(String name) {
+    OnceOnlyHandler spec = beans.findAnnotationOnBean(name, OnceOnlyHandler.class);
+    boolean one = !spec.queue().isEmpty();
+    if (one == (spec.queues().length > 0)) {
+      throw new OnceOnlyConfigurationException(
+          "@OnceOnlyHandler on bean '"
+              + name
+              + "' names "
+              + (one ? "both queue and queues" : "no queue"),
+          "give the annotation either queue = \"...\" or queues = {...}",
+          null);
+    }
+    List<String> queues = one ? List.of(spec.queue()) : List.of(spec.queues());
+    if (new java.util.HashSet<>(queues).size() != queues.size()) {
+      throw new OnceOnlyConfigurationException(
+          "@OnceOnlyHandler on bean '" + name + "' names a queue twice: " + queues,
+          "name each queue once",
+          null);
+    }
+    return queues;
+  }
+
+  private Worker worker(JobQueue queue, String name, String queueName) {
     OnceOnlyHandler spec = beans.findAnnotationOnBean(name, OnceOnlyHandler.class);
     Object bean = beans.getBean(name);
     try {
       Worker.Builder b =
-          builder(queue, spec, name, bean)
+          builder(queue, spec, queueName, name, bean)
               .threads(spec.threads())
               .lease(duration(spec.lease(), properties.workers().lease()))
               .shutdownTimeout(
@@ -116,8 +144,12 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
   }
 
   /** Returns the builder of a {@link Handler} bean, or of a {@link BatchHandler} bean. */
-  private Worker.Builder builder(JobQueue queue, OnceOnlyHandler spec, String name, Object bean) {
+  private Worker.Builder builder(
+      JobQueue queue, OnceOnlyHandler spec, String queueName, String name, Object bean) {
     boolean batch = spec.batch() != 0;
+    if (!batch && bean instanceof StepHandler steps) {
+      return Worker.builder(queue, queueName, decorate(queueName, steps(steps)));
+    }
     Class<?> expected = batch ? BatchHandler.class : Handler.class;
     if (!expected.isInstance(bean)) {
       throw new OnceOnlyConfigurationException(
@@ -129,18 +161,56 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
               + expected.getName(),
           bean instanceof BatchHandler
               ? "set the annotation's batch to the most jobs given at once"
-              : "implement " + expected.getName() + " or remove the annotation",
+              : "implement "
+                  + expected.getName()
+                  + (batch ? "" : " or " + StepHandler.class.getName())
+                  + " or remove the annotation",
           null);
     }
     if (batch) {
-      return Worker.batchBuilder(queue, spec.queue(), spec.batch(), (BatchHandler) bean);
+      return Worker.batchBuilder(queue, queueName, spec.batch(), (BatchHandler) bean);
     }
-    Handler decorated = (Handler) bean;
-    for (OnceOnlyHandlerDecorator d : decorators) {
-      decorated = Objects.requireNonNull(d.decorate(spec.queue(), decorated), "decorated handler");
-    }
-    return Worker.builder(queue, spec.queue(), decorated);
+    return Worker.builder(queue, queueName, decorate(queueName, (Handler) bean));
   }
+
+  private Handler decorate(String queueName, Handler handler) {
+    Handler decorated = handler;
+    for (OnceOnlyHandlerDecorator d : decorators) {
+      decorated = Objects.requireNonNull(d.decorate(queueName, decorated), "decorated handler");
+    }
+    return decorated;
+  }
+
+  /**
+   * The workflows' handler of a step bean, each delivery in a transaction of the context's one
+   * transaction manager when there is one (the step's completion joins it through {@link
+   * SpringCurrentTransaction}); else the completion's own transaction.
+   */
+  private Handler steps(StepHandler steps) {
+    Handler handler = once.workflows().handler(steps);
+    if (!SPRING_TX) {
+      return handler;
+    }
+    org.springframework.transaction.PlatformTransactionManager manager =
+        beans
+            .getBeanProvider(org.springframework.transaction.PlatformTransactionManager.class)
+            .getIfUnique();
+    if (manager == null) {
+      return handler;
+    }
+    SpringHandlerTransaction tx = new SpringHandlerTransaction(manager);
+    return job ->
+        tx.inTransaction(
+            () -> {
+              handler.handle(job);
+              return null;
+            });
+  }
+
+  private static final boolean SPRING_TX =
+      org.springframework.util.ClassUtils.isPresent(
+          "org.springframework.transaction.PlatformTransactionManager",
+          OnceOnlyWorkers.class.getClassLoader());
 
   private static Duration duration(String value, Duration fallback) {
     return value.isEmpty() ? fallback : DurationStyle.detectAndParse(value);
