@@ -6,6 +6,7 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.testing.ChildJvm;
 import dev.onceonly.testing.ContractDatabase;
 import dev.onceonly.testing.ContractDatabases;
+import dev.onceonly.testing.MariaDbContractDatabase;
 import dev.onceonly.testing.PostgresContractDatabase;
 import dev.onceonly.testing.SqliteContractDatabase;
 import java.nio.file.Path;
@@ -19,15 +20,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Five-step workflows across SIGKILLs: a worker process ({@link WorkflowWorkerMain}) is killed at a
- * random point (a random delay after it is ready, so inside a step's transaction, between a commit
- * and the next claim, or while idle) twice per run, then a last one finishes the runs. Read from
- * the database afterwards, through a fresh instance: every run is over, every step's effect exists
- * exactly once, the runs whose step {@code e} fails were compensated once per completed step, and
- * nothing is queued.
+ * random point (after a random number of further effect rows, so inside a step's transaction,
+ * between a commit and the next claim, or while idle) twice per run, then a last one finishes the
+ * runs. Read from the database afterwards, through a fresh instance: every run is over, every
+ * step's effect exists exactly once, the runs whose step {@code e} fails were compensated once per
+ * completed step, and nothing is queued.
  *
- * <p>{@value #DEFAULT_RUNS} runs per database in {@code mvn verify}; {@code
- * -Donceonly.workflow.crash.runs=20} for the full set, {@code -Donceonly.workflow.crash.seed} for
- * other kill points.
+ * <p>On SQLite, PostgreSQL and MariaDB. {@value #DEFAULT_RUNS} runs per database in {@code mvn
+ * verify}; {@code -Donceonly.workflow.crash.runs=20} for the full set, {@code
+ * -Donceonly.workflow.crash.seed} for other kill points.
  */
 @Tag("slow")
 class WorkflowCrashTest {
@@ -57,6 +58,17 @@ class WorkflowCrashTest {
     Random random = new Random(SEED + 1);
     for (int run = 0; run < RUNS; run++) {
       try (PostgresContractDatabase db = PostgresContractDatabase.create()) {
+        crashAndCheck(db, dir, random, "url=" + db.url());
+      }
+    }
+  }
+
+  @Test
+  void mariadbWorkersKilledAtRandomPointsLeaveEachStepAndCompensationDoneOnce() throws Exception {
+    Assumptions.assumeTrue(ContractDatabases.isChosen("mariadb"));
+    Random random = new Random(SEED + 2);
+    for (int run = 0; run < RUNS; run++) {
+      try (MariaDbContractDatabase db = MariaDbContractDatabase.create()) {
         crashAndCheck(db, dir, random, "url=" + db.url());
       }
     }

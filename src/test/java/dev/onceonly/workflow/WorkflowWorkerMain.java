@@ -15,9 +15,9 @@ import java.util.List;
  * #UNDO} running {@link WorkflowContractSupport#EFFECT} (each step and compensation writes its
  * {@code effects} row in its completion's transaction), except that a step named {@code e} of a run
  * whose id ends in {@code -fail} fails for good, so that its run compensates. Arguments, as {@code
- * name=value}: {@code file} (a SQLite file) or {@code url} (a PostgreSQL JDBC URL), {@code threads}
- * (default 2) and {@code leaseMs} (default 1,000). Prints {@code ready} once its workers run, and
- * runs until killed or stdin closes.
+ * name=value}: {@code file} (a SQLite file) or {@code url} (a PostgreSQL or MariaDB JDBC URL),
+ * {@code threads} (default 2) and {@code leaseMs} (default 1,000). Prints {@code ready} once its
+ * workers run, and runs until killed or stdin closes.
  */
 public final class WorkflowWorkerMain {
   static final String STEPS = "wf-steps";
@@ -65,7 +65,9 @@ public final class WorkflowWorkerMain {
     } else {
       HikariConfig config = new HikariConfig();
       config.setJdbcUrl(args.required("url"));
-      config.setUsername("postgres");
+      if (args.required("url").startsWith("jdbc:postgresql:")) {
+        config.setUsername("postgres"); // a MariaDB URL names its user
+      }
       config.setMaximumPoolSize(threads * 2 + 2);
       pool = new HikariDataSource(config);
       once = OnceOnly.builder().dataSource(pool).build();
