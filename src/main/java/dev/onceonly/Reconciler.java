@@ -2,6 +2,8 @@ package dev.onceonly;
 
 import dev.onceonly.events.Events;
 import dev.onceonly.events.OnceOnlyEvent;
+import dev.onceonly.external.ExternalEffects;
+import dev.onceonly.external.ProbeReport;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -14,7 +16,11 @@ import java.util.Objects;
  * <p>It reads in bounded batches in a stable order (scope, then key), so a pass is reproducible and
  * never an unbounded read. Running it twice, or in two processes at once, is safe: a transport that
  * deduplicates by key publishes nothing twice while the message waits, and the receipt store never
- * runs an effect twice. Thread-safe.
+ * runs an effect twice.
+ *
+ * <p>Given the external effects ({@link Builder#externalEffects}), each pass then also runs their
+ * status probes ({@link ExternalEffects#resolveUnknown()}), which settle unknown claims as their
+ * providers' records say. Thread-safe.
  */
 public final class Reconciler {
   private final IntentStore intents;
@@ -22,9 +28,11 @@ public final class Reconciler {
   private final int batchSize;
   private final int maxBatches;
   private final Events events;
+  private final ExternalEffects effects;
 
   private Reconciler(Builder b) {
     this.events = b.events;
+    this.effects = b.effects;
     this.intents = b.intents;
     this.publisher = b.publisher;
     this.batchSize = b.batchSize;
@@ -54,7 +62,8 @@ public final class Reconciler {
   }
 
   /**
-   * Runs one pass: pages through every intent without a receipt, in order, and publishes each.
+   * Runs one pass: pages through every intent without a receipt, in order, and publishes each;
+   * then, if it was given the external effects, runs their due status probes.
    *
    * @return what the pass did
    */
@@ -98,7 +107,8 @@ public final class Reconciler {
       }
       page = intents.pendingAfter(page.get(page.size() - 1).key(), batchSize);
     }
-    return new Report(examined, published, queued, conflicts, dead, batches);
+    ProbeReport probes = effects == null ? ProbeReport.NONE : effects.resolveUnknown();
+    return new Report(examined, published, queued, conflicts, dead, batches, probes);
   }
 
   /**
@@ -110,6 +120,8 @@ public final class Reconciler {
    * @param conflicts intents whose key holds other content in the transport
    * @param deadLettered intents whose message waits in the dead letters (not published again)
    * @param batches batches read
+   * @param probes what the status probes of unknown external claims did ({@link ProbeReport#NONE}
+   *     without external effects)
    */
   public record Report(
       int examined,
@@ -117,7 +129,43 @@ public final class Reconciler {
       int alreadyQueued,
       int conflicts,
       int deadLettered,
-      int batches) {}
+      int batches,
+      ProbeReport probes) {
+    /**
+     * Refuses a null probe report.
+     *
+     * @param examined see the record
+     * @param published see the record
+     * @param alreadyQueued see the record
+     * @param conflicts see the record
+     * @param deadLettered see the record
+     * @param batches see the record
+     * @param probes see the record
+     */
+    public Report {
+      Objects.requireNonNull(probes, "probes");
+    }
+
+    /**
+     * A pass that ran no status probe.
+     *
+     * @param examined see the record
+     * @param published see the record
+     * @param alreadyQueued see the record
+     * @param conflicts see the record
+     * @param deadLettered see the record
+     * @param batches see the record
+     */
+    public Report(
+        int examined,
+        int published,
+        int alreadyQueued,
+        int conflicts,
+        int deadLettered,
+        int batches) {
+      this(examined, published, alreadyQueued, conflicts, deadLettered, batches, ProbeReport.NONE);
+    }
+  }
 
   /** Configures a {@link Reconciler}. Not thread-safe. */
   public static final class Builder {
@@ -126,6 +174,7 @@ public final class Reconciler {
     private int batchSize = 100;
     private int maxBatches = 1000;
     private Events events = Events.none();
+    private ExternalEffects effects;
 
     private Builder(IntentStore intents, IntentPublisher publisher) {
       this.intents = Objects.requireNonNull(intents, "intents");
@@ -169,6 +218,18 @@ public final class Reconciler {
      */
     public Builder events(Events events) {
       this.events = Objects.requireNonNull(events, "events");
+      return this;
+    }
+
+    /**
+     * Makes every pass also run the status probes of these external effects' unknown claims ({@link
+     * ExternalEffects#resolveUnknown()}). Default: none.
+     *
+     * @param effects the external effects, usually {@code once.externalEffects()}
+     * @return this builder
+     */
+    public Builder externalEffects(ExternalEffects effects) {
+      this.effects = Objects.requireNonNull(effects, "effects");
       return this;
     }
 

@@ -382,7 +382,7 @@ class CommandsContract {
     CliRun created = on(fresh, "migrate");
     assertThat(created.status()).as("%s", created).isZero();
     assertThat(created.out()).contains("from version 0 to 13");
-    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(13);
+    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(15);
     assertThat(on(fresh, "migrate").out()).contains("is up to date (version 13)");
     assertThat(on(fresh, "status").out())
         .containsPattern("(?m)^messages +any queue: due +0$")
