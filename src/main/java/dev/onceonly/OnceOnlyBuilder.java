@@ -440,8 +440,8 @@ public final class OnceOnlyBuilder {
 
   /**
    * Registers the status probe of an external operation: it asks the provider whether an unknown
-   * claim of the operation was applied, and {@link ExternalEffects#resolveUnknown()} (or a {@link
-   * Reconciler} given the external effects) settles the claim by its answer. One probe per
+   * claim of the operation was applied, and {@link ExternalEffects#resolveUnknown()} (on demand, or
+   * after each pass of a {@link Reconciler}) settles the claim by its answer. One probe per
    * operation; a second registration replaces the first. Default: none.
    *
    * @param operation the operation's name

@@ -2,8 +2,6 @@ package dev.onceonly;
 
 import dev.onceonly.events.Events;
 import dev.onceonly.events.OnceOnlyEvent;
-import dev.onceonly.external.ExternalEffects;
-import dev.onceonly.external.ProbeReport;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -18,9 +16,9 @@ import java.util.Objects;
  * deduplicates by key publishes nothing twice while the message waits, and the receipt store never
  * runs an effect twice.
  *
- * <p>Given the external effects ({@link Builder#externalEffects}), each pass then also runs their
- * status probes ({@link ExternalEffects#resolveUnknown()}), which settle unknown claims as their
- * providers' records say. Thread-safe.
+ * <p>{@link Builder#afterEachPass} adds work to every pass, such as the status probes of the
+ * external effects' unknown claims: {@code .afterEachPass(once.externalEffects()::resolveUnknown)}.
+ * Thread-safe.
  */
 public final class Reconciler {
   private final IntentStore intents;
@@ -28,11 +26,11 @@ public final class Reconciler {
   private final int batchSize;
   private final int maxBatches;
   private final Events events;
-  private final ExternalEffects effects;
+  private final Runnable afterEachPass;
 
   private Reconciler(Builder b) {
     this.events = b.events;
-    this.effects = b.effects;
+    this.afterEachPass = b.afterEachPass;
     this.intents = b.intents;
     this.publisher = b.publisher;
     this.batchSize = b.batchSize;
@@ -62,14 +60,14 @@ public final class Reconciler {
   }
 
   /**
-   * Runs one pass: pages through every intent without a receipt, in order, and publishes each;
-   * then, if it was given the external effects, runs their due status probes.
+   * Runs one pass: pages through every intent without a receipt, in order, and publishes each.
    *
    * @return what the pass did
    */
   public Report reconcile() {
     long started = System.nanoTime();
     Report report = pass();
+    afterEachPass.run();
     if (events.enabled()) {
       events.publish(
           new OnceOnlyEvent.Reconciled(
@@ -107,8 +105,7 @@ public final class Reconciler {
       }
       page = intents.pendingAfter(page.get(page.size() - 1).key(), batchSize);
     }
-    ProbeReport probes = effects == null ? ProbeReport.NONE : effects.resolveUnknown();
-    return new Report(examined, published, queued, conflicts, dead, batches, probes);
+    return new Report(examined, published, queued, conflicts, dead, batches);
   }
 
   /**
@@ -120,8 +117,6 @@ public final class Reconciler {
    * @param conflicts intents whose key holds other content in the transport
    * @param deadLettered intents whose message waits in the dead letters (not published again)
    * @param batches batches read
-   * @param probes what the status probes of unknown external claims did ({@link ProbeReport#NONE}
-   *     without external effects)
    */
   public record Report(
       int examined,
@@ -129,43 +124,7 @@ public final class Reconciler {
       int alreadyQueued,
       int conflicts,
       int deadLettered,
-      int batches,
-      ProbeReport probes) {
-    /**
-     * Refuses a null probe report.
-     *
-     * @param examined see the record
-     * @param published see the record
-     * @param alreadyQueued see the record
-     * @param conflicts see the record
-     * @param deadLettered see the record
-     * @param batches see the record
-     * @param probes see the record
-     */
-    public Report {
-      Objects.requireNonNull(probes, "probes");
-    }
-
-    /**
-     * A pass that ran no status probe.
-     *
-     * @param examined see the record
-     * @param published see the record
-     * @param alreadyQueued see the record
-     * @param conflicts see the record
-     * @param deadLettered see the record
-     * @param batches see the record
-     */
-    public Report(
-        int examined,
-        int published,
-        int alreadyQueued,
-        int conflicts,
-        int deadLettered,
-        int batches) {
-      this(examined, published, alreadyQueued, conflicts, deadLettered, batches, ProbeReport.NONE);
-    }
-  }
+      int batches) {}
 
   /** Configures a {@link Reconciler}. Not thread-safe. */
   public static final class Builder {
@@ -174,7 +133,7 @@ public final class Reconciler {
     private int batchSize = 100;
     private int maxBatches = 1000;
     private Events events = Events.none();
-    private ExternalEffects effects;
+    private Runnable afterEachPass = () -> {};
 
     private Builder(IntentStore intents, IntentPublisher publisher) {
       this.intents = Objects.requireNonNull(intents, "intents");
@@ -222,14 +181,16 @@ public final class Reconciler {
     }
 
     /**
-     * Makes every pass also run the status probes of these external effects' unknown claims ({@link
-     * ExternalEffects#resolveUnknown()}). Default: none.
+     * Adds work run at the end of every pass, on the pass's thread, for example the status probes
+     * of unknown external claims: {@code .afterEachPass(once.externalEffects()::resolveUnknown)}
+     * (see {@link dev.onceonly.external.ExternalEffects#resolveUnknown()}). What it throws, the
+     * pass throws. Default: nothing.
      *
-     * @param effects the external effects, usually {@code once.externalEffects()}
+     * @param work the work
      * @return this builder
      */
-    public Builder externalEffects(ExternalEffects effects) {
-      this.effects = Objects.requireNonNull(effects, "effects");
+    public Builder afterEachPass(Runnable work) {
+      this.afterEachPass = Objects.requireNonNull(work, "work");
       return this;
     }
 

@@ -53,8 +53,9 @@ import java.util.Optional;
  * downstream key, so the intent is claimed again with the same key and a higher fence.
  *
  * <p><b>Status probes</b> ({@link dev.onceonly.OnceOnlyBuilder#statusProbe}) let the library ask
- * the provider itself: {@link #resolveUnknown()}, or a {@link dev.onceonly.Reconciler} given these
- * effects, runs them and settles each unknown claim as its provider's records say.
+ * the provider itself: {@link #resolveUnknown()}, on demand or after each pass of a {@link
+ * dev.onceonly.Reconciler} ({@code afterEachPass}), runs them and settles each unknown claim as its
+ * provider's records say.
  *
  * <p><b>Retries</b> follow the {@link dev.onceonly.queue.RetryPolicy} of this view (full jitter,
  * attempt and time budget). The next attempt time is stored and answered as {@link

@@ -5,10 +5,10 @@ import java.io.IOException;
 /**
  * Asks a provider whether an effect whose outcome is unknown was applied, for the claims of one
  * operation (registered with {@link dev.onceonly.OnceOnlyBuilder#statusProbe}). {@link
- * ExternalEffects#resolveUnknown()} and a {@link dev.onceonly.Reconciler} given the external
- * effects run it for each {@link ClaimState#UNKNOWN} claim whose next probe is due, and settle the
- * claim by its answer exactly as an operator's {@link ExternalEffects#resolveDone} or {@link
- * ExternalEffects#resolveNotDone} would.
+ * ExternalEffects#resolveUnknown()} (on demand, or after each pass of a {@link
+ * dev.onceonly.Reconciler}) runs it for each {@link ClaimState#UNKNOWN} claim whose next probe is
+ * due, and settle the claim by its answer exactly as an operator's {@link
+ * ExternalEffects#resolveDone} or {@link ExternalEffects#resolveNotDone} would.
  *
  * <pre>{@code
  * StatusProbe probe = claim -> {

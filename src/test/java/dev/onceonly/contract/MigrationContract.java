@@ -322,14 +322,20 @@ public class MigrationContract extends ContractSupport {
   private void asOneVersionOlder() {
     exec(
         "DELETE FROM onceonly_schema_version WHERE version = " + LATEST,
-        "DROP TABLE onceonly_workflow_steps",
-        "DROP TABLE onceonly_workflows");
+        dropIndex("onceonly_claims_probe_due", "onceonly_claims"),
+        "ALTER TABLE onceonly_claims DROP COLUMN probes",
+        "ALTER TABLE onceonly_claims DROP COLUMN next_probe_at",
+        "ALTER TABLE onceonly_claims DROP COLUMN last_probe_at",
+        "ALTER TABLE onceonly_claims DROP COLUMN last_probe_answer");
   }
 
   /** Takes the schema back to version 11: before the workflows and the overview indexes. */
   private void asVersion11() {
     asOneVersionOlder();
     exec(
+        "DELETE FROM onceonly_schema_version WHERE version = 13",
+        "DROP TABLE onceonly_workflow_steps",
+        "DROP TABLE onceonly_workflows",
         "DELETE FROM onceonly_schema_version WHERE version = 12",
         dropIndex("onceonly_messages_leased", "onceonly_messages"),
         dropIndex("onceonly_dead_letters_dead_at", "onceonly_dead_letters"));

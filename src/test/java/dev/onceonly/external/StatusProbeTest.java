@@ -127,10 +127,9 @@ class StatusProbeTest extends ExternalTestSupport {
     try (OnceOnly once = openProbing(POLICY)) {
       Reconciler reconciler =
           Reconciler.builder(once.intents(), IntentMessage.publisher(once.queue(), "charges"))
-              .externalEffects(once.externalEffects())
+              .afterEachPass(once.externalEffects()::resolveUnknown)
               .build();
-      Reconciler.Report report = reconciler.reconcile();
-      assertThat(report.probes()).isEqualTo(new ProbeReport(12, 6, 6, 0, 0, 0, 0));
+      reconciler.reconcile();
       assertThat(once.events().drain(Duration.ofSeconds(10))).isTrue();
     }
     assertThat(probed).hasSize(12).allMatch(p -> p.settled() && p.operation().equals(CHARGE));
@@ -273,5 +272,65 @@ class StatusProbeTest extends ExternalTestSupport {
     Map<String, Object> row = row(key);
     assertThat(row.get("state")).isEqualTo("COMPLETED");
     assertThat(row.get("result")).isEqualTo("{\"by\":\"operator\"}");
+  }
+
+  @Test
+  void anOperatorAndTwoInstancesRacingOnTheSameClaimsSettleEachOnce() throws Exception {
+    List<IntentKey> keys = keys("race", 16);
+    lose(keys, provider::loseAnswer);
+    try (OnceOnly once = open()) {
+      chargeAll(once, keys);
+    }
+    provider.heal();
+    try (OnceOnly a = openProbing(POLICY);
+        OnceOnly b = openProbing(POLICY);
+        OnceOnly operator = open()) {
+      List<Object> results =
+          dev.onceonly.testing.Race.run(
+              3,
+              i ->
+                  () -> {
+                    if (i < 2) {
+                      return (i == 0 ? a : b).externalEffects().resolveUnknown();
+                    }
+                    List<java.util.Optional<ClaimState>> answers = new ArrayList<>();
+                    for (int k = keys.size() - 1; k >= 0; k--) {
+                      answers.add(
+                          0,
+                          operator
+                              .externalEffects()
+                              .resolveDone(keys.get(k), Map.of("by", "operator")));
+                    }
+                    return answers;
+                  });
+      ProbeReport ra = (ProbeReport) results.get(0);
+      ProbeReport rb = (ProbeReport) results.get(1);
+      @SuppressWarnings("unchecked")
+      List<java.util.Optional<ClaimState>> ops =
+          (List<java.util.Optional<ClaimState>>) results.get(2);
+      long operatorWins = ops.stream().filter(java.util.Optional::isPresent).count();
+      assertThat(operatorWins + ra.settled() + rb.settled()).isEqualTo(keys.size());
+      for (int k = 0; k < keys.size(); k++) {
+        IntentKey key = keys.get(k);
+        Map<String, Object> row = row(key);
+        assertThat(row.get("state")).isEqualTo("COMPLETED");
+        Map<?, ?> result = ChargeServer.map((String) row.get("result"));
+        if (ops.get(k).isPresent()) {
+          assertThat(result).isEqualTo(Map.of("by", "operator"));
+        } else {
+          assertThat(result).isEqualTo(provider.charges(dk(key)).get(0));
+        }
+        assertThat(provider.lookups(dk(key))).as("probes of %s", key).isLessThanOrEqualTo(1);
+        assertThat(provider.charges(dk(key))).hasSize(1);
+      }
+      System.out.printf(
+          "race on %s: operator %d, instance a %d (elsewhere %d), instance b %d (elsewhere %d)%n",
+          db.dialect(),
+          operatorWins,
+          ra.settled(),
+          ra.settledElsewhere(),
+          rb.settled(),
+          rb.settledElsewhere());
+    }
   }
 }
