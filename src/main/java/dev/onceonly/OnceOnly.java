@@ -2,6 +2,8 @@ package dev.onceonly;
 
 import dev.onceonly.events.Events;
 import dev.onceonly.external.ExternalEffects;
+import dev.onceonly.external.ProbePolicy;
+import dev.onceonly.external.StatusProbe;
 import dev.onceonly.internal.db.CallerTransactions;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.DatabaseClock;
@@ -72,6 +74,8 @@ public final class OnceOnly implements AutoCloseable {
       StoreContext core,
       String prefix,
       Set<String> safeToRepeat,
+      Map<String, StatusProbe> statusProbes,
+      ProbePolicy probePolicy,
       Map<String, Uniqueness> uniqueness,
       Map<String, Integer> limits,
       Map<String, Integer> partitionLimits,
@@ -99,7 +103,8 @@ public final class OnceOnly implements AutoCloseable {
             limits,
             partitionLimits);
     this.externalEffects =
-        new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
+        new SqlExternalEffects(
+            core, prefix, RetryPolicy.defaults(), safeToRepeat, statusProbes, probePolicy);
     this.workflows = new SqlWorkflows(core, prefix, queue);
     this.maintenance =
         new SqlMaintenance(

@@ -7,6 +7,8 @@ import dev.onceonly.OnceOnly.Synchronous;
 import dev.onceonly.events.Events;
 import dev.onceonly.events.OnceOnlyListener;
 import dev.onceonly.external.ExternalEffects;
+import dev.onceonly.external.ProbePolicy;
+import dev.onceonly.external.StatusProbe;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.DatabaseClock;
 import dev.onceonly.internal.db.Databases;
@@ -58,6 +60,8 @@ public final class OnceOnlyBuilder {
   private final Map<String, ArgumentsValidator> validators = new HashMap<>();
   private final Map<String, OperationRules> operationRules = new HashMap<>();
   private final Set<String> safeToRepeat = new HashSet<>();
+  private final Map<String, StatusProbe> statusProbes = new HashMap<>();
+  private ProbePolicy probePolicy = ProbePolicy.defaults();
   private final Map<String, Uniqueness> uniqueness = new HashMap<>();
   private final Map<String, Integer> limits = new HashMap<>();
   private final Map<String, Integer> partitionLimits = new HashMap<>();
@@ -435,6 +439,34 @@ public final class OnceOnlyBuilder {
   }
 
   /**
+   * Registers the status probe of an external operation: it asks the provider whether an unknown
+   * claim of the operation was applied, and {@link ExternalEffects#resolveUnknown()} (on demand, or
+   * after each pass of a {@link Reconciler}) settles the claim by its answer. One probe per
+   * operation; a second registration replaces the first. Default: none.
+   *
+   * @param operation the operation's name
+   * @param probe the probe, thread-safe
+   * @return this builder
+   */
+  public OnceOnlyBuilder statusProbe(String operation, StatusProbe probe) {
+    statusProbes.put(
+        Objects.requireNonNull(operation, "operation"), Objects.requireNonNull(probe, "probe"));
+    return this;
+  }
+
+  /**
+   * Sets how status probes run: their timeout and the backoff between two probes of one claim.
+   * Default: {@link ProbePolicy#defaults()}.
+   *
+   * @param policy the policy
+   * @return this builder
+   */
+  public OnceOnlyBuilder probePolicy(ProbePolicy policy) {
+    this.probePolicy = Objects.requireNonNull(policy, "policy");
+    return this;
+  }
+
+  /**
    * Sets the bound on a rejection's reason, in characters. Default 300.
    *
    * @param chars at least 16
@@ -602,6 +634,8 @@ public final class OnceOnlyBuilder {
           core(database, time, events),
           tablePrefix,
           Set.copyOf(safeToRepeat),
+          Map.copyOf(statusProbes),
+          probePolicy,
           Map.copyOf(uniqueness),
           Map.copyOf(limits),
           Map.copyOf(partitionLimits),

@@ -14,7 +14,11 @@ import java.util.Objects;
  * <p>It reads in bounded batches in a stable order (scope, then key), so a pass is reproducible and
  * never an unbounded read. Running it twice, or in two processes at once, is safe: a transport that
  * deduplicates by key publishes nothing twice while the message waits, and the receipt store never
- * runs an effect twice. Thread-safe.
+ * runs an effect twice.
+ *
+ * <p>{@link Builder#afterEachPass} adds work to every pass, such as the status probes of the
+ * external effects' unknown claims: {@code .afterEachPass(once.externalEffects()::resolveUnknown)}.
+ * Thread-safe.
  */
 public final class Reconciler {
   private final IntentStore intents;
@@ -22,9 +26,11 @@ public final class Reconciler {
   private final int batchSize;
   private final int maxBatches;
   private final Events events;
+  private final Runnable afterEachPass;
 
   private Reconciler(Builder b) {
     this.events = b.events;
+    this.afterEachPass = b.afterEachPass;
     this.intents = b.intents;
     this.publisher = b.publisher;
     this.batchSize = b.batchSize;
@@ -61,6 +67,7 @@ public final class Reconciler {
   public Report reconcile() {
     long started = System.nanoTime();
     Report report = pass();
+    afterEachPass.run();
     if (events.enabled()) {
       events.publish(
           new OnceOnlyEvent.Reconciled(
@@ -126,6 +133,7 @@ public final class Reconciler {
     private int batchSize = 100;
     private int maxBatches = 1000;
     private Events events = Events.none();
+    private Runnable afterEachPass = () -> {};
 
     private Builder(IntentStore intents, IntentPublisher publisher) {
       this.intents = Objects.requireNonNull(intents, "intents");
@@ -169,6 +177,20 @@ public final class Reconciler {
      */
     public Builder events(Events events) {
       this.events = Objects.requireNonNull(events, "events");
+      return this;
+    }
+
+    /**
+     * Adds work run at the end of every pass, on the pass's thread, for example the status probes
+     * of unknown external claims: {@code .afterEachPass(once.externalEffects()::resolveUnknown)}
+     * (see {@link dev.onceonly.external.ExternalEffects#resolveUnknown()}). What it throws, the
+     * pass throws. Default: nothing.
+     *
+     * @param work the work
+     * @return this builder
+     */
+    public Builder afterEachPass(Runnable work) {
+      this.afterEachPass = Objects.requireNonNull(work, "work");
       return this;
     }
 

@@ -12,7 +12,8 @@ import java.util.List;
  * or not done with a stored reason. It lists through {@link
  * dev.onceonly.external.ExternalEffects#listUnknown}, which only reads: a claim whose lease ran out
  * without a report shows here once a sweep (a reconciliation, {@code onceonly unknown}) has marked
- * it unknown, and reading this page never writes.
+ * it unknown, and reading this page never writes. Each claim shows its last status probe's answer
+ * (escaped like every value), or that none ran.
  */
 final class UnknownPage {
   private final OnceOnly once;
@@ -29,12 +30,14 @@ final class UnknownPage {
     h.raw(" waiting for a decision. A claim whose lease ran out without a report is listed once a");
     h.raw(" sweep marks it unknown; this page does not sweep.</p>");
     h.raw("<table id=\"unknown\"><tr><th>scope</th><th>key</th><th>operation</th><th>attempts");
-    h.raw("</th><th>evidence</th><th>age</th><th>decide</th></tr>");
+    h.raw("</th><th>evidence</th><th>last probe</th><th>age</th><th>decide</th></tr>");
     for (ClaimRecord c : claims) {
       h.raw("<tr>").td(c.key().scope()).td(c.key().key()).td(c.operation()).td(c.attempts());
       h.raw("<td>downstream key ").text(c.downstreamKey()).raw("; maybe applied: ");
       h.text(c.maybeApplied()).raw("; last error: ").text(c.lastError()).raw("; arguments: ");
-      h.capped(c.argumentsJson()).raw("</td>").td(Html.age(Duration.between(c.updatedAt(), now)));
+      h.capped(c.argumentsJson()).raw("</td>");
+      probe(h, c, now);
+      h.td(Html.age(Duration.between(c.updatedAt(), now)));
       h.raw("<td>");
       if (v.mayAct()) {
         Pages.form(h, v, "/unknown/resolve");
@@ -46,5 +49,21 @@ final class UnknownPage {
       h.raw("</td></tr>");
     }
     return h.raw("</table>").toString();
+  }
+
+  /** The cell of a claim's last status probe: its answer, when, and when the next is due. */
+  private static void probe(Html h, ClaimRecord c, Instant now) {
+    h.raw("<td class=\"probe\">");
+    if (c.lastProbeAnswer() == null) {
+      h.raw("<em>none</em>");
+    } else {
+      h.text(c.lastProbeAnswer()).raw(" (");
+      h.text(Html.age(Duration.between(c.lastProbeAt(), now))).raw(" ago, probe ");
+      h.text(c.probes()).raw(")");
+    }
+    if (c.nextProbeAt() != null) {
+      h.raw("; next not before ").text(c.nextProbeAt());
+    }
+    h.raw("</td>");
   }
 }

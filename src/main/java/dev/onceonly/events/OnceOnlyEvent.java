@@ -238,6 +238,40 @@ public sealed interface OnceOnlyEvent {
   }
 
   /**
+   * A status probe of an unknown external claim answered, or failed to, and its answer was applied
+   * (after the transaction that recorded it).
+   *
+   * @param operation the claim's operation
+   * @param answer {@code applied}, {@code not_applied}, {@code still_unknown}, {@code failed} (the
+   *     probe threw or answered null; the claim stays unknown) or {@code timed_out} (it did not
+   *     answer in time; the claim stays unknown)
+   * @param settled whether this answer settled the claim; false for an answer that leaves it
+   *     unknown, and for one that found it settled meanwhile (by an operator, a late completion or
+   *     another instance), which changed nothing
+   * @param reason why, for people and logs (not a metric tag): the probe's reason, the exception it
+   *     threw, or the timeout; null for {@code applied}
+   * @param duration how long the probe ran
+   */
+  record ClaimProbed(
+      String operation, String answer, boolean settled, String reason, Duration duration)
+      implements OnceOnlyEvent {
+    /**
+     * Refuses nulls but the reason.
+     *
+     * @param operation see the record
+     * @param answer see the record
+     * @param settled see the record
+     * @param reason see the record
+     * @param duration see the record
+     */
+    public ClaimProbed {
+      Objects.requireNonNull(operation, "operation");
+      Objects.requireNonNull(answer, "answer");
+      Objects.requireNonNull(duration, "duration");
+    }
+  }
+
+  /**
    * SQLite's single writer committed one transaction for the steps waiting together (a group
    * commit; 1 for a step alone).
    *

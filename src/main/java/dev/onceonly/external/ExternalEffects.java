@@ -52,6 +52,11 @@ import java.util.Optional;
  * to repeat ({@link dev.onceonly.OnceOnlyBuilder#safeToRepeat}): the provider deduplicates by the
  * downstream key, so the intent is claimed again with the same key and a higher fence.
  *
+ * <p><b>Status probes</b> ({@link dev.onceonly.OnceOnlyBuilder#statusProbe}) let the library ask
+ * the provider itself: {@link #resolveUnknown()}, on demand or after each pass of a {@link
+ * dev.onceonly.Reconciler} ({@code afterEachPass}), runs them and settles each unknown claim as its
+ * provider's records say.
+ *
  * <p><b>Retries</b> follow the {@link dev.onceonly.queue.RetryPolicy} of this view (full jitter,
  * attempt and time budget). The next attempt time is stored and answered as {@link
  * ClaimOutcome.RetryLater}; nothing sleeps. If a client library also retries, its attempts multiply
@@ -294,6 +299,29 @@ public interface ExternalEffects {
    *     was not {@link ClaimState#UNKNOWN} (nothing changed)
    */
   Optional<ClaimState> resolveNotDone(IntentKey key, String reason);
+
+  /**
+   * Runs the status probes ({@link dev.onceonly.OnceOnlyBuilder#statusProbe}) of the unknown claims
+   * whose next probe is due, and settles each by its probe's answer exactly as {@link #resolveDone}
+   * or {@link #resolveNotDone(IntentKey, String)} would: {@link ProbeAnswer.Applied} records the
+   * result once, {@link ProbeAnswer.NotApplied} allows a new attempt (or cancels, if cancellation
+   * was requested), {@link ProbeAnswer.StillUnknown} leaves the claim unknown. First it sweeps
+   * claims whose lease ran out, as {@link #unknown(int)} does.
+   *
+   * <p>Each claim is taken in a short transaction that stores its next probe time (see {@link
+   * ProbePolicy}) before the probe runs; the probe then runs outside any transaction, holding no
+   * connection, on a thread of its own for at most {@link ProbePolicy#timeout()}; its answer is
+   * applied in a transaction of its own only if the claim is still unknown under the same fence, so
+   * an operator's resolution, a late completion or another instance's probe that got there first
+   * wins and the answer changes nothing. A probe that throws, answers null or runs out of time
+   * leaves the claim unknown. Every answer is stored as the claim's {@link
+   * ClaimRecord#lastProbeAnswer()} and published as {@link
+   * dev.onceonly.events.OnceOnlyEvent.ClaimProbed}. Probes run one after another, in scope-then-key
+   * order, in batches of 100, at most 10,000 claims a call.
+   *
+   * @return what the probes did; {@link ProbeReport#NONE} when no operation has a probe
+   */
+  ProbeReport resolveUnknown();
 
   /**
    * Returns everything stored about an intent's external effect.

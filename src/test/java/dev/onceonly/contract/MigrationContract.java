@@ -41,7 +41,8 @@ public class MigrationContract extends ContractSupport {
           "V11__trace_context.sql",
           "V12__overview_indexes.sql",
           "V13__workflows.sql",
-          "V14__workflow_trace.sql");
+          "V14__workflow_trace.sql",
+          "V15__status_probes.sql");
 
   /** The version a migration's name gives ({@code V<n>__}). */
   static int version(String script) {
@@ -57,11 +58,20 @@ public class MigrationContract extends ContractSupport {
   /**
    * What takes a database of the newest version back to the one before: the statements that undo
    * the newest script, then its row. A new script changes this.
+   *
+   * @param dialect the database's
+   * @return the statements, in order
    */
-  public static final List<String> UNDO_LATEST =
-      List.of(
-          "ALTER TABLE onceonly_workflows DROP COLUMN traceparent",
-          "DELETE FROM onceonly_schema_version WHERE version = " + LATEST);
+  public static List<String> undoLatest(dev.onceonly.sql.Dialect dialect) {
+    return List.of(
+        "DROP INDEX onceonly_claims_probe_due"
+            + (dialect == dev.onceonly.sql.Dialect.MARIADB ? " ON onceonly_claims" : ""),
+        "ALTER TABLE onceonly_claims DROP COLUMN probes",
+        "ALTER TABLE onceonly_claims DROP COLUMN next_probe_at",
+        "ALTER TABLE onceonly_claims DROP COLUMN last_probe_at",
+        "ALTER TABLE onceonly_claims DROP COLUMN last_probe_answer",
+        "DELETE FROM onceonly_schema_version WHERE version = " + LATEST);
+  }
 
   /** Every table the migrations create, without prefix, in alphabetical order. */
   static final List<String> TABLES =
@@ -329,9 +339,13 @@ public class MigrationContract extends ContractSupport {
   /** Makes the database what version 12 left: without the workflows' tables and their versions. */
   private void asVersion12() {
     exec(
-        "DELETE FROM onceonly_schema_version WHERE version >= 13",
-        "DROP TABLE onceonly_workflow_steps",
-        "DROP TABLE onceonly_workflows");
+        java.util.stream.Stream.concat(
+                undoLatest(dialect()).stream(),
+                java.util.stream.Stream.of(
+                    "DELETE FROM onceonly_schema_version WHERE version >= 13",
+                    "DROP TABLE onceonly_workflow_steps",
+                    "DROP TABLE onceonly_workflows"))
+            .toArray(String[]::new));
   }
 
   /** Takes the schema back to version 11: before the workflows and the overview indexes. */

@@ -46,7 +46,8 @@ public final class Migrator {
           "V11__trace_context.sql",
           "V12__overview_indexes.sql",
           "V13__workflows.sql",
-          "V14__workflow_trace.sql");
+          "V14__workflow_trace.sql",
+          "V15__status_probes.sql");
 
   private static final java.util.regex.Pattern VERSIONED =
       java.util.regex.Pattern.compile("V([1-9][0-9]*)__[a-z0-9_]+\\.sql");

@@ -38,6 +38,10 @@ final class ClaimRow {
   long createdAt;
   long updatedAt;
   Long completedAt;
+  int probes;
+  Long nextProbeAt;
+  Long lastProbeAt;
+  String lastProbeAnswer;
 
   /** The fence and state this row was read with, for the compare-and-set. */
   private final long readFence;
@@ -77,7 +81,11 @@ final class ClaimRow {
     compensatesKey = rs.getString(i++);
     createdAt = times.get(rs, i++);
     updatedAt = times.get(rs, i++);
-    completedAt = times.getNullable(rs, i);
+    completedAt = times.getNullable(rs, i++);
+    probes = rs.getInt(i++);
+    nextProbeAt = times.getNullable(rs, i++);
+    lastProbeAt = times.getNullable(rs, i++);
+    lastProbeAnswer = rs.getString(i);
     readFence = fence;
     readState = state;
   }
@@ -116,6 +124,10 @@ final class ClaimRow {
     times.set(ps, i++, createdAt);
     times.set(ps, i++, updatedAt);
     times.setNullable(ps, i++, completedAt);
+    ps.setInt(i++, probes);
+    times.setNullable(ps, i++, nextProbeAt);
+    times.setNullable(ps, i++, lastProbeAt);
+    ps.setString(i++, lastProbeAnswer);
     return i;
   }
 
@@ -142,7 +154,11 @@ final class ClaimRow {
         compensatesKey == null ? null : IntentKey.of(key.scope(), compensatesKey),
         Instant.ofEpochMilli(createdAt),
         Instant.ofEpochMilli(updatedAt),
-        instant(completedAt));
+        instant(completedAt),
+        probes,
+        lastProbeAnswer,
+        instant(lastProbeAt),
+        instant(nextProbeAt));
   }
 
   static Instant instant(Long millis) {

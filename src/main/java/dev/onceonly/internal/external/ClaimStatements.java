@@ -14,7 +14,7 @@ final class ClaimStatements {
       "operation, fingerprint, arguments, state, fence, lease_until, attempts, downstream_key,"
           + " result, last_error, failure_class, maybe_applied, next_attempt_at, first_attempt_at,"
           + " cancel_reason, cancel_requested_at, compensates_key, created_at, updated_at,"
-          + " completed_at";
+          + " completed_at, probes, next_probe_at, last_probe_at, last_probe_answer";
 
   final String select;
   final String insert;
@@ -31,7 +31,7 @@ final class ClaimStatements {
                 + t
                 + " (scope, intent_key, "
                 + MUTABLE
-                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             "scope, intent_key");
     update =
         "UPDATE "
@@ -40,7 +40,8 @@ final class ClaimStatements {
             + " lease_until = ?, attempts = ?, downstream_key = ?, result = ?, last_error = ?,"
             + " failure_class = ?, maybe_applied = ?, next_attempt_at = ?, first_attempt_at = ?,"
             + " cancel_reason = ?, cancel_requested_at = ?, compensates_key = ?, created_at = ?,"
-            + " updated_at = ?, completed_at = ?"
+            + " updated_at = ?, completed_at = ?, probes = ?, next_probe_at = ?, last_probe_at = ?,"
+            + " last_probe_answer = ?"
             + " WHERE scope = ? AND intent_key = ? AND fence = ? AND state = ?";
     expired =
         "SELECT scope, intent_key FROM "

@@ -1,6 +1,5 @@
 package dev.onceonly.internal.external;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.onceonly.Bounds;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IntentKey;
@@ -15,10 +14,12 @@ import dev.onceonly.external.ClaimState;
 import dev.onceonly.external.ExternalEffects;
 import dev.onceonly.external.Failure;
 import dev.onceonly.external.FailureClass;
+import dev.onceonly.external.ProbePolicy;
+import dev.onceonly.external.ProbeReport;
 import dev.onceonly.external.Settlement;
+import dev.onceonly.external.StatusProbe;
 import dev.onceonly.internal.receipts.RequestPreparer;
 import dev.onceonly.internal.receipts.SqlIntentStore;
-import dev.onceonly.internal.receipts.SqlRejectionStore;
 import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.queue.RetryPolicy;
 import java.sql.Connection;
@@ -30,6 +31,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -42,13 +44,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * on.
  */
 public final class SqlExternalEffects implements ExternalEffects {
-  private static final int MAX_TEXT_CHARS = 2000;
-
   private final StoreContext core;
   private final ClaimStatements sql;
+  private final ClaimRows rows;
   private final String prefix;
   private final RetryPolicy policy;
   private final Set<String> safeToRepeat;
+  private final StatusProbes probes;
 
   /**
    * Creates the store.
@@ -57,19 +59,38 @@ public final class SqlExternalEffects implements ExternalEffects {
    * @param prefix the validated table prefix
    * @param policy the retry policy for failed attempts
    * @param safeToRepeat operations whose provider deduplicates by the downstream key
+   * @param statusProbes the status probe of each operation that has one
+   * @param probePolicy how the status probes run
    */
   public SqlExternalEffects(
-      StoreContext core, String prefix, RetryPolicy policy, Set<String> safeToRepeat) {
+      StoreContext core,
+      String prefix,
+      RetryPolicy policy,
+      Set<String> safeToRepeat,
+      Map<String, StatusProbe> statusProbes,
+      ProbePolicy probePolicy) {
     this.core = core;
     this.sql = new ClaimStatements(prefix, core.database().sql());
+    this.rows = new ClaimRows(core, sql);
     this.prefix = prefix;
     this.policy = Objects.requireNonNull(policy, "policy");
     this.safeToRepeat = Set.copyOf(safeToRepeat);
+    this.probes = new StatusProbes(core, prefix, rows, statusProbes, probePolicy, this::sweep);
+  }
+
+  private SqlExternalEffects(SqlExternalEffects base, RetryPolicy other) {
+    this.core = base.core;
+    this.sql = base.sql;
+    this.rows = base.rows;
+    this.prefix = base.prefix;
+    this.policy = Objects.requireNonNull(other, "policy");
+    this.safeToRepeat = base.safeToRepeat;
+    this.probes = base.probes.withSweep(this::sweep);
   }
 
   /** Returns a view of this store with another retry policy. */
   public SqlExternalEffects withPolicy(RetryPolicy other) {
-    return new SqlExternalEffects(core, prefix, other, safeToRepeat);
+    return new SqlExternalEffects(this, other);
   }
 
   // ---- claim and compensate ----
@@ -162,7 +183,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .write(
             c -> {
-              ClaimRow o = lockAndSelect(c, original);
+              ClaimRow o = rows.lockAndSelect(c, original);
               if (o == null || o.state != ClaimState.COMPLETED) {
                 throw new InvalidRequestException(
                     "original",
@@ -180,7 +201,7 @@ public final class SqlExternalEffects implements ExternalEffects {
       throws SQLException {
     long now = core.clock().millis();
     IntentKey key = request.key();
-    ClaimRow row = lockAndSelect(c, key);
+    ClaimRow row = rows.lockAndSelect(c, key);
     if (row == null) {
       row = new ClaimRow(key, ExternalEffects.downstreamKey(key), now);
       row.operation = request.operation();
@@ -252,12 +273,14 @@ public final class SqlExternalEffects implements ExternalEffects {
     row.attempts++;
     row.leaseUntil = now + lease.toMillis();
     row.nextAttemptAt = null;
+    row.probes = 0; // a new attempt: its outcome, if it becomes unknown, is probed afresh
+    row.nextProbeAt = null;
     row.firstAttemptAt = row.firstAttemptAt == null ? now : row.firstAttemptAt;
     row.updatedAt = now;
     if (isNew) {
-      insert(c, row);
+      rows.insert(c, row);
     } else {
-      mustUpdate(c, row);
+      rows.mustUpdate(c, row);
     }
     return new ClaimOutcome.Claimed(
         new Claim(
@@ -285,7 +308,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     row.state = ClaimState.UNKNOWN;
     row.leaseUntil = null;
     row.updatedAt = now;
-    mustUpdate(c, row);
+    rows.mustUpdate(c, row);
   }
 
   private static String expiredMessage(ClaimRow row) {
@@ -311,11 +334,11 @@ public final class SqlExternalEffects implements ExternalEffects {
 
   private Settlement completeUnobserved(Claim claim, Object result) {
     Objects.requireNonNull(claim, "claim");
-    String json = serialize(result);
+    String json = rows.serialize(result);
     return core.database()
         .write(
             c -> {
-              ClaimRow row = lockAndSelect(c, claim.key());
+              ClaimRow row = rows.lockAndSelect(c, claim.key());
               if (row == null
                   || row.fence != claim.fence()
                   || row.state == ClaimState.COMPLETED
@@ -330,7 +353,7 @@ public final class SqlExternalEffects implements ExternalEffects {
               row.nextAttemptAt = null;
               row.completedAt = now;
               row.updatedAt = now;
-              mustUpdate(c, row);
+              rows.mustUpdate(c, row);
               return new Settlement.Completed(row.key, row.fence, json);
             });
   }
@@ -342,16 +365,16 @@ public final class SqlExternalEffects implements ExternalEffects {
   }
 
   private Settlement failIn(Connection c, Claim claim, Failure failure) throws SQLException {
-    ClaimRow row = lockAndSelect(c, claim.key());
+    ClaimRow row = rows.lockAndSelect(c, claim.key());
     Settlement refused = refusedReport(claim, row);
     if (refused != null) {
       return refused;
     }
     long now = core.clock().millis();
     FailureClass cls = failure.failureClass();
-    String error = bound(failure.error());
+    String error = ClaimRows.bound(failure.error());
     if (cls == FailureClass.VERSION_CONFLICT) {
-      error = bound(error + " (re-read the resource and submit a new intent)");
+      error = ClaimRows.bound(error + " (re-read the resource and submit a new intent)");
     }
     row.failureClass = cls;
     row.lastError = error;
@@ -377,12 +400,13 @@ public final class SqlExternalEffects implements ExternalEffects {
             ThreadLocalRandom.current());
     if (next.isEmpty()) {
       row.lastError =
-          bound("retry budget spent after " + row.attempts + " attempts; last error: " + error);
+          ClaimRows.bound(
+              "retry budget spent after " + row.attempts + " attempts; last error: " + error);
       return row.maybeApplied ? toUnknown(c, row) : toFailed(c, row);
     }
     row.state = ClaimState.RETRY_WAIT;
     row.nextAttemptAt = next.get().toEpochMilli();
-    mustUpdate(c, row);
+    rows.mustUpdate(c, row);
     return new Settlement.RetryScheduled(row.key, next.get(), row.attempts, cls);
   }
 
@@ -391,7 +415,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .write(
             c -> {
-              ClaimRow row = lockAndSelect(c, claim.key());
+              ClaimRow row = rows.lockAndSelect(c, claim.key());
               Settlement refused = refusedReport(claim, row);
               if (refused != null) {
                 return refused;
@@ -405,7 +429,7 @@ public final class SqlExternalEffects implements ExternalEffects {
               row.state = ClaimState.RETRY_WAIT;
               row.attempts = Math.max(0, row.attempts - 1); // this attempt never started
               row.nextAttemptAt = now;
-              mustUpdate(c, row);
+              rows.mustUpdate(c, row);
               return new Settlement.RetryScheduled(
                   row.key, Instant.ofEpochMilli(now), row.attempts, null);
             });
@@ -436,21 +460,21 @@ public final class SqlExternalEffects implements ExternalEffects {
   private Settlement toUnknown(Connection c, ClaimRow row) throws SQLException {
     row.state = ClaimState.UNKNOWN;
     row.nextAttemptAt = null;
-    mustUpdate(c, row);
+    rows.mustUpdate(c, row);
     return new Settlement.Unknown(row.key, row.attempts, row.lastError);
   }
 
   private Settlement toCancelled(Connection c, ClaimRow row) throws SQLException {
     row.state = ClaimState.CANCELLED;
     row.nextAttemptAt = null;
-    mustUpdate(c, row);
+    rows.mustUpdate(c, row);
     return new Settlement.Cancelled(row.key, row.cancelReason);
   }
 
   private Settlement toFailed(Connection c, ClaimRow row) throws SQLException {
     row.state = ClaimState.FAILED;
     row.nextAttemptAt = null;
-    mustUpdate(c, row);
+    rows.mustUpdate(c, row);
     return new Settlement.Failed(row.key, row.failureClass, row.lastError, row.attempts);
   }
 
@@ -460,7 +484,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .read(
             c -> {
-              ClaimRow row = lockAndSelect(c, claim.key());
+              ClaimRow row = rows.lockAndSelect(c, claim.key());
               if (row == null || row.fence != claim.fence()) {
                 return ClaimCheck.LEASE_LOST;
               }
@@ -481,7 +505,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .write(
             c -> {
-              ClaimRow row = lockAndSelect(c, claim.key());
+              ClaimRow row = rows.lockAndSelect(c, claim.key());
               if (row == null
                   || row.fence != claim.fence()
                   || (row.state != ClaimState.IN_PROGRESS
@@ -491,7 +515,7 @@ public final class SqlExternalEffects implements ExternalEffects {
               long now = core.clock().millis();
               row.leaseUntil = now + extension.toMillis();
               row.updatedAt = now;
-              mustUpdate(c, row);
+              rows.mustUpdate(c, row);
               return Optional.of(
                   new Claim(
                       claim.key(),
@@ -510,19 +534,19 @@ public final class SqlExternalEffects implements ExternalEffects {
   public CancelResult cancel(IntentKey key, String reason) {
     core.requests().checkKey(key);
     Objects.requireNonNull(reason, "reason");
-    String bounded = bound(reason);
+    String bounded = ClaimRows.bound(reason);
     return core.database().write(c -> cancelIn(c, key, bounded));
   }
 
   private CancelResult cancelIn(Connection c, IntentKey key, String reason) throws SQLException {
     long now = core.clock().millis();
-    ClaimRow row = lockAndSelect(c, key);
+    ClaimRow row = rows.lockAndSelect(c, key);
     if (row == null) {
       row = new ClaimRow(key, ExternalEffects.downstreamKey(key), now);
       row.state = ClaimState.CANCELLED;
       row.cancelReason = reason;
       row.cancelRequestedAt = now;
-      insert(c, row);
+      rows.insert(c, row);
       return new CancelResult.Cancelled(key, reason);
     }
     switch (row.state) {
@@ -542,7 +566,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     row.updatedAt = now;
     if (row.state == ClaimState.IN_PROGRESS || row.state == ClaimState.CANCEL_REQUESTED) {
       row.state = ClaimState.CANCEL_REQUESTED;
-      mustUpdate(c, row);
+      rows.mustUpdate(c, row);
       return new CancelResult.Requested(key, ClaimState.CANCEL_REQUESTED);
     }
     if (row.state == ClaimState.RETRY_WAIT && !row.maybeApplied) {
@@ -578,6 +602,11 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database().read(c -> unknownPage(c, IntentKey.of("", ""), limit));
   }
 
+  @Override
+  public ProbeReport resolveUnknown() {
+    return probes.run();
+  }
+
   private void sweep(Connection c, int limit) throws SQLException {
     long now = core.clock().millis();
     List<IntentKey> keys = new ArrayList<>();
@@ -593,7 +622,7 @@ public final class SqlExternalEffects implements ExternalEffects {
       }
     }
     for (IntentKey key : keys) {
-      ClaimRow row = lockAndSelect(c, key);
+      ClaimRow row = rows.lockAndSelect(c, key);
       if (!leaseRanOut(row, now)) {
         continue; // another instance settled it between the scan and the lock
       }
@@ -604,7 +633,7 @@ public final class SqlExternalEffects implements ExternalEffects {
         row.leaseUntil = null;
         row.nextAttemptAt = now;
         row.updatedAt = now;
-        mustUpdate(c, row);
+        rows.mustUpdate(c, row);
       } else {
         expire(c, row, now);
       }
@@ -640,15 +669,8 @@ public final class SqlExternalEffects implements ExternalEffects {
   @Override
   public Optional<ClaimState> resolveDone(IntentKey key, Object result) {
     core.requests().checkKey(key);
-    String json = serialize(result);
-    return resolveUnknown(
-        key,
-        (c, row, now) -> {
-          row.state = ClaimState.COMPLETED;
-          row.result = json;
-          row.completedAt = now;
-          mustUpdate(c, row);
-        });
+    String json = rows.serialize(result);
+    return resolveUnknown(key, (c, row, now) -> rows.settleDone(c, row, json, now));
   }
 
   @Override
@@ -659,21 +681,7 @@ public final class SqlExternalEffects implements ExternalEffects {
   @Override
   public Optional<ClaimState> resolveNotDone(IntentKey key, String reason) {
     core.requests().checkKey(key);
-    return resolveUnknown(
-        key,
-        (c, row, now) -> {
-          row.maybeApplied = false; // the provider was checked: no attempt applied it
-          if (reason != null) {
-            row.lastError = bound("resolved as not done: " + reason);
-          }
-          if (row.cancelRequested()) {
-            toCancelled(c, row);
-          } else {
-            row.state = ClaimState.RETRY_WAIT;
-            row.nextAttemptAt = now;
-            mustUpdate(c, row);
-          }
-        });
+    return resolveUnknown(key, (c, row, now) -> rows.settleNotDone(c, row, reason, now));
   }
 
   /** An operator's decision on an {@code UNKNOWN} claim, applied to its locked row. */
@@ -691,7 +699,7 @@ public final class SqlExternalEffects implements ExternalEffects {
     return core.database()
         .write(
             c -> {
-              ClaimRow row = lockAndSelect(c, key);
+              ClaimRow row = rows.lockAndSelect(c, key);
               if (row == null || row.state != ClaimState.UNKNOWN) {
                 return Optional.<ClaimState>empty();
               }
@@ -705,70 +713,7 @@ public final class SqlExternalEffects implements ExternalEffects {
   @Override
   public Optional<ClaimRecord> find(IntentKey key) {
     core.requests().checkKey(key);
-    return core.database().read(c -> Optional.ofNullable(select(c, key)).map(ClaimRow::toRecord));
-  }
-
-  // ---- rows ----
-
-  /**
-   * Reads a claim row for a transition. On PostgreSQL the key is locked first (see {@link
-   * StoreContext#lockKey}), so the read-decide-write of one transition cannot interleave with
-   * another instance's on the same key; the fence compare-and-set in {@link #mustUpdate} stays as a
-   * check.
-   */
-  private ClaimRow lockAndSelect(Connection c, IntentKey key) throws SQLException {
-    core.lockKey(c, "claims", key);
-    return select(c, key);
-  }
-
-  private ClaimRow select(Connection c, IntentKey key) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.select)) {
-      ps.setString(1, key.scope());
-      ps.setString(2, key.key());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? new ClaimRow(key, rs, 1, core.times()) : null;
-      }
-    }
-  }
-
-  private void insert(Connection c, ClaimRow row) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.insert)) {
-      ps.setString(1, row.key.scope());
-      ps.setString(2, row.key.key());
-      row.bind(ps, 3, core.times());
-      if (ps.executeUpdate() != 1) {
-        throw new IllegalStateException("claim row for " + row.key + " appeared concurrently");
-      }
-    }
-  }
-
-  /** Writes a transition; the row must still have the fence and state it was read with. */
-  private void mustUpdate(Connection c, ClaimRow row) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.update)) {
-      int i = row.bind(ps, 1, core.times());
-      ps.setString(i++, row.key.scope());
-      ps.setString(i++, row.key.key());
-      ps.setLong(i++, row.readFence());
-      ps.setString(i, row.readState().name());
-      if (ps.executeUpdate() != 1) {
-        throw new IllegalStateException("claim row for " + row.key + " changed concurrently");
-      }
-    }
-  }
-
-  private String serialize(Object result) {
-    try {
-      return core.mapper().writeValueAsString(result);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException(
-          "the result cannot be written as JSON: " + e.getOriginalMessage(), e);
-    }
-  }
-
-  private static String bound(String raw) {
-    String text = SqlRejectionStore.storable(raw);
-    return text.length() <= MAX_TEXT_CHARS
-        ? text
-        : text.substring(0, MAX_TEXT_CHARS - 1) + "\u2026";
+    return core.database()
+        .read(c -> Optional.ofNullable(rows.select(c, key)).map(ClaimRow::toRecord));
   }
 }
