@@ -9,6 +9,7 @@ import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.internal.external.SqlExternalEffects;
 import dev.onceonly.internal.maintenance.SqlMaintenance;
 import dev.onceonly.internal.queue.QueueSignals;
+import dev.onceonly.internal.queue.RateLimits;
 import dev.onceonly.internal.queue.SendNotifications;
 import dev.onceonly.internal.queue.SqlJobQueue;
 import dev.onceonly.internal.receipts.SqlIntentStore;
@@ -75,6 +76,7 @@ public final class OnceOnly implements AutoCloseable {
       Map<String, Uniqueness> uniqueness,
       Map<String, Integer> limits,
       Map<String, Integer> partitionLimits,
+      RateLimits rateLimits,
       DatabaseClock databaseClock,
       DataSource listenFor,
       Migrator migrator,
@@ -97,7 +99,8 @@ public final class OnceOnly implements AutoCloseable {
             listenFor == null ? null : SendNotifications.channel(prefix),
             uniqueness,
             limits,
-            partitionLimits);
+            partitionLimits,
+            rateLimits);
     this.externalEffects =
         new SqlExternalEffects(core, prefix, RetryPolicy.defaults(), safeToRepeat);
     this.workflows = new SqlWorkflows(core, prefix, queue);

@@ -61,6 +61,7 @@ public class MigrationContract extends ContractSupport {
           "intents",
           "messages",
           "payloads",
+          "rate_claims",
           "receipts",
           "rejections",
           "schedules",
@@ -321,14 +322,16 @@ public class MigrationContract extends ContractSupport {
   private void asOneVersionOlder() {
     exec(
         "DELETE FROM onceonly_schema_version WHERE version = " + LATEST,
-        "DROP TABLE onceonly_workflow_steps",
-        "DROP TABLE onceonly_workflows");
+        "DROP TABLE onceonly_rate_claims");
   }
 
   /** Takes the schema back to version 11: before the workflows and the overview indexes. */
   private void asVersion11() {
     asOneVersionOlder();
     exec(
+        "DELETE FROM onceonly_schema_version WHERE version = 13",
+        "DROP TABLE onceonly_workflow_steps",
+        "DROP TABLE onceonly_workflows",
         "DELETE FROM onceonly_schema_version WHERE version = 12",
         dropIndex("onceonly_messages_leased", "onceonly_messages"),
         dropIndex("onceonly_dead_letters_dead_at", "onceonly_dead_letters"));

@@ -45,7 +45,8 @@ public final class Migrator {
           "V10__partitions.sql",
           "V11__trace_context.sql",
           "V12__overview_indexes.sql",
-          "V13__workflows.sql");
+          "V13__workflows.sql",
+          "V14__rate_limits.sql");
 
   private static final java.util.regex.Pattern VERSIONED =
       java.util.regex.Pattern.compile("V([1-9][0-9]*)__[a-z0-9_]+\\.sql");
