@@ -40,7 +40,8 @@ public class MigrationContract extends ContractSupport {
           "V10__partitions.sql",
           "V11__trace_context.sql",
           "V12__overview_indexes.sql",
-          "V13__workflows.sql");
+          "V13__workflows.sql",
+          "V14__rate_limits.sql");
 
   /** The version a migration's name gives ({@code V<n>__}). */
   static int version(String script) {
