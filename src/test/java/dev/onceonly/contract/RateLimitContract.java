@@ -93,6 +93,9 @@ public class RateLimitContract extends QueueContractSupport {
         "rate limit [%s]: N=%d window=%s, most in any window %d, least in a whole window %d%n",
         db, N, WINDOW, most, least);
     assertThat(most).as("claims in any window").isLessThanOrEqualTo(N);
+    assertThat(times.get(times.size() - 1) - times.get(0))
+        .as("the run spanned the whole windows the least is taken over")
+        .isGreaterThanOrEqualTo((WINDOWS - 1) * WINDOW.toMillis());
     assertThat(least)
         .as("claims in each whole window while work waited")
         .isGreaterThanOrEqualTo((int) Math.ceil(0.9 * N));
