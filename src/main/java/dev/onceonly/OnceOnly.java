@@ -11,6 +11,7 @@ import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.internal.external.SqlExternalEffects;
 import dev.onceonly.internal.maintenance.SqlMaintenance;
 import dev.onceonly.internal.queue.QueueSignals;
+import dev.onceonly.internal.queue.RateLimits;
 import dev.onceonly.internal.queue.SendNotifications;
 import dev.onceonly.internal.queue.SqlJobQueue;
 import dev.onceonly.internal.receipts.SqlIntentStore;
@@ -79,6 +80,7 @@ public final class OnceOnly implements AutoCloseable {
       Map<String, Uniqueness> uniqueness,
       Map<String, Integer> limits,
       Map<String, Integer> partitionLimits,
+      RateLimits rateLimits,
       DatabaseClock databaseClock,
       DataSource listenFor,
       Migrator migrator,
@@ -101,7 +103,8 @@ public final class OnceOnly implements AutoCloseable {
             listenFor == null ? null : SendNotifications.channel(prefix),
             uniqueness,
             limits,
-            partitionLimits);
+            partitionLimits,
+            rateLimits);
     this.externalEffects =
         new SqlExternalEffects(
             core, prefix, RetryPolicy.defaults(), safeToRepeat, statusProbes, probePolicy);

@@ -15,11 +15,13 @@ import dev.onceonly.internal.db.Databases;
 import dev.onceonly.internal.db.DurabilityCheck;
 import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.internal.db.SqliteFiles;
+import dev.onceonly.internal.queue.RateLimits;
 import dev.onceonly.internal.receipts.Mappers;
 import dev.onceonly.internal.receipts.RequestPreparer;
 import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.queue.Message;
+import dev.onceonly.queue.RateLimit;
 import dev.onceonly.queue.Uniqueness;
 import dev.onceonly.sql.Dialect;
 import java.nio.file.Path;
@@ -65,6 +67,8 @@ public final class OnceOnlyBuilder {
   private final Map<String, Uniqueness> uniqueness = new HashMap<>();
   private final Map<String, Integer> limits = new HashMap<>();
   private final Map<String, Integer> partitionLimits = new HashMap<>();
+  private final Map<String, RateLimit> rateLimits = new HashMap<>();
+  private final Map<String, RateLimit> partitionRateLimits = new HashMap<>();
   private int rejectionReasonChars = 300;
   private int rejectionBodyBytes = 8192;
   private Duration busyTimeout = Duration.ofSeconds(5);
@@ -409,6 +413,48 @@ public final class OnceOnlyBuilder {
   }
 
   /**
+   * Limits how many messages of one queue are claimed per window, over every instance on the
+   * database: in any stretch of time of the window's length, at most {@code limit.claims()}
+   * messages are leased (see {@link RateLimit} for why the window slides). Each claim counts the
+   * claims of the last window and records its own in its transaction, after the queue's lock (as
+   * with {@link #concurrencyLimit}); no lock is held between claims. A claim over the limit leases
+   * nothing and charges no attempt: the messages stay due, in their priority order, and a {@link
+   * dev.onceonly.queue.Worker} sleeps until the window has room ({@link
+   * dev.onceonly.queue.JobQueue#rateLimitWait}) instead of polling. A redelivery after a retry or a
+   * lost lease is a claim too and counts. Works together with a concurrency limit (both bound each
+   * claim) and with {@link #rateLimitPerPartition}. Every instance that serves the queue should
+   * declare the same limit.
+   *
+   * @param queue the queue's name
+   * @param limit the most claims per window
+   * @return this builder
+   */
+  public OnceOnlyBuilder rateLimit(String queue, RateLimit limit) {
+    Objects.requireNonNull(queue, "queue");
+    rateLimits.put(queue, Objects.requireNonNull(limit, "limit"));
+    return this;
+  }
+
+  /**
+   * Limits how many messages of each partition of a queue (see {@link Message#partition(String)})
+   * are claimed per window, over every instance on the database, as {@link #rateLimit} does for the
+   * whole queue: a claim leaves out the due messages of the partitions whose window is full and
+   * claims the others past them. Messages of no partition are not limited by it; the queue's own
+   * {@link #rateLimit}, when declared too, bounds the total. While every due message is in a full
+   * partition a worker sleeps until the first of them has room, at most its idle backoff's longest
+   * wait. Like {@link #concurrencyLimitPerPartition}, each claim ranks the queue's due backlog.
+   *
+   * @param queue the queue's name
+   * @param limit the most claims per window in each partition
+   * @return this builder
+   */
+  public OnceOnlyBuilder rateLimitPerPartition(String queue, RateLimit limit) {
+    Objects.requireNonNull(queue, "queue");
+    partitionRateLimits.put(queue, Objects.requireNonNull(limit, "limit"));
+    return this;
+  }
+
+  /**
    * Declares how long the keys of one queue stay taken beyond their queued messages: for a period
    * after each send, and/or while a dead letter holds them (see {@link Uniqueness}). A send of a
    * taken key answers {@code REPEATED} or {@code CONFLICT} and writes nothing. Every instance that
@@ -639,6 +685,7 @@ public final class OnceOnlyBuilder {
           Map.copyOf(uniqueness),
           Map.copyOf(limits),
           Map.copyOf(partitionLimits),
+          new RateLimits(rateLimits, partitionRateLimits),
           databaseClock,
           listenForSends,
           migrator,

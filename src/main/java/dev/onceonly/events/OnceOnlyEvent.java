@@ -101,6 +101,37 @@ public sealed interface OnceOnlyEvent {
   }
 
   /**
+   * A claim of a queue with a rate limit committed: how much of the window it found used. Published
+   * for every claim of such a queue, whether it took anything or found the window full.
+   *
+   * @param queue the queue
+   * @param scope {@code queue} for the queue's own limit, {@code partition} for its limit per
+   *     partition
+   * @param used the claims recorded in the window after this claim's (for {@code partition}, in the
+   *     fullest partition the claim counted)
+   * @param limit the most claims of the window
+   * @param waitFor how long until the window has room again when the claim found it full (and, for
+   *     {@code partition}, took nothing); zero otherwise
+   */
+  record RateLimitUsed(String queue, String scope, int used, int limit, Duration waitFor)
+      implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param queue see the record
+     * @param scope see the record
+     * @param used see the record
+     * @param limit see the record
+     * @param waitFor see the record
+     */
+    public RateLimitUsed {
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(scope, "scope");
+      Objects.requireNonNull(waitFor, "waitFor");
+    }
+  }
+
+  /**
    * A schedule's slot came due and its run was sent to the queue, after the transaction that sent
    * it committed (a receive of the queue, or {@code Schedules.fireDue}). A slot whose run another
    * instance sent first is not published again.

@@ -4,6 +4,8 @@ import dev.onceonly.CanonicalizationException;
 import dev.onceonly.ConflictException;
 import dev.onceonly.InvalidRequestException;
 import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,6 +24,31 @@ final class JobOutcomes {
 
   JobOutcomes(JobQueue queue) {
     this.queue = queue;
+  }
+
+  /** Runs a handler on one delivery on the calling thread: {@link Worker#handleOnce}. */
+  static QueueResult handleOnce(JobQueue queue, Delivery delivery, Handler handler) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(handler, "handler");
+    Job job = new Job(delivery, queue);
+    try {
+      handler.handle(job);
+    } catch (Throwable t) {
+      if (job.result() == null) {
+        return JobOutcomes.failed(queue, job, t);
+      }
+      QueueResult r = JobOutcomes.failed(queue, job, t); // a completion rolled back keeps its lease
+      return r instanceof QueueResult.LeaseLost ? job.result() : r;
+    }
+    if (job.result() != null) {
+      return job.result();
+    }
+    Instant at = job.requestedRetry();
+    if (at != null && job.later() == null) {
+      return queue.reschedule(job.lease(), at);
+    }
+    QueueResult r = queue.completeAll(List.of(new Completion(job.lease(), job.later()))).get(0);
+    return r instanceof QueueResult.WorkFailed f ? JobOutcomes.failed(queue, job, f.failure()) : r;
   }
 
   /**

@@ -331,6 +331,19 @@ public interface JobQueue {
   QueueLimits limits(String queue);
 
   /**
+   * How long the last claim of a queue by this instance found that the queue's rate limit leaves no
+   * room ({@code OnceOnlyBuilder.rateLimit}, {@code rateLimitPerPartition}): until the oldest claim
+   * of the full window leaves it, counted over every instance. A {@link Worker} sleeps that long
+   * instead of polling. Zero when that claim had room, or the queue has no rate limit.
+   *
+   * @param queue the queue's name
+   * @return the wait, or zero
+   */
+  default Duration rateLimitWait(String queue) {
+    return Duration.ZERO;
+  }
+
+  /**
    * Counts the messages of a queue that wait or are in flight.
    *
    * @param queue the queue's name

@@ -90,6 +90,7 @@ public final class Worker implements AutoCloseable {
   private final AtomicLong settledJobs = new AtomicLong();
 
   private final JobOutcomes outcomes;
+  private final RateWaits rateWaits;
   private volatile boolean running;
   private ExecutorService claimer;
   private ExecutorService completer;
@@ -116,6 +117,7 @@ public final class Worker implements AutoCloseable {
             ? new Prefetch(b.prefetch, b.prefetch)
             : Prefetch.adaptive(Math.min(Prefetch.MAX, 2 * slots));
     this.executionTimeout = b.executionTimeout;
+    this.rateWaits = new RateWaits(b.queue, b.queueName, b.idleMax);
   }
 
   /** A claimed job for a handler thread, or the signal to stop. */
@@ -182,27 +184,7 @@ public final class Worker implements AutoCloseable {
    *     again once its lease runs out
    */
   public static QueueResult handleOnce(JobQueue queue, Delivery delivery, Handler handler) {
-    Objects.requireNonNull(queue, "queue");
-    Objects.requireNonNull(handler, "handler");
-    Job job = new Job(delivery, queue);
-    try {
-      handler.handle(job);
-    } catch (Throwable t) {
-      if (job.result() == null) {
-        return JobOutcomes.failed(queue, job, t);
-      }
-      QueueResult r = JobOutcomes.failed(queue, job, t); // a completion rolled back keeps its lease
-      return r instanceof QueueResult.LeaseLost ? job.result() : r;
-    }
-    if (job.result() != null) {
-      return job.result();
-    }
-    Instant at = job.requestedRetry();
-    if (at != null && job.later() == null) {
-      return queue.reschedule(job.lease(), at);
-    }
-    QueueResult r = queue.completeAll(List.of(new Completion(job.lease(), job.later()))).get(0);
-    return r instanceof QueueResult.WorkFailed f ? JobOutcomes.failed(queue, job, f.failure()) : r;
+    return JobOutcomes.handleOnce(queue, delivery, handler);
   }
 
   /**
@@ -270,6 +252,9 @@ public final class Worker implements AutoCloseable {
         deliveries = List.of();
       }
       if (deliveries.isEmpty()) {
+        if (rateWaits.sleptOut(settled, () -> running)) {
+          continue; // slept until the rate limit's window has room
+        }
         if (!await(wakeups, idle)) {
           return;
         }
@@ -407,7 +392,7 @@ public final class Worker implements AutoCloseable {
     try {
       // The transaction holds the messages from its acknowledgements on: no renewal, no release.
       jobs.forEach(Job::handOver);
-      List<QueueResult> results = completeBatch(jobs);
+      List<QueueResult> results = BatchRuns.complete(queue, queueName, batchHandler, jobs);
       for (int i = 0; i < results.size(); i++) {
         if (results.get(i) instanceof QueueResult.WorkFailed failed) {
           settleAlone(jobs.get(i), jobs.size() == 1 ? failed : null);
@@ -423,40 +408,13 @@ public final class Worker implements AutoCloseable {
   }
 
   /**
-   * Completes jobs with the batch handler in one transaction and publishes each job's handling. A
-   * store failure is logged, and the jobs are delivered again after their leases: no job is
-   * acknowledged.
-   */
-  private List<QueueResult> completeBatch(List<Job> jobs) {
-    Events events = queue.events();
-    long started = events.enabled() ? System.nanoTime() : 0;
-    List<QueueResult> results;
-    try {
-      results = queue.completeBatch(jobs.stream().map(Job::delivery).toList(), batchHandler);
-    } catch (RuntimeException e) {
-      jobs.forEach(job -> JobOutcomes.warnUnrecorded("batch", job, e));
-      return List.of();
-    }
-    if (started != 0) {
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
-      for (int i = 0; i < jobs.size(); i++) {
-        Delivery d = jobs.get(i).delivery();
-        boolean failed = results.get(i) instanceof QueueResult.WorkFailed;
-        events.publish(
-            new OnceOnlyEvent.JobHandled(queueName, d.attempt(), took, failed, d.traceparent()));
-      }
-    }
-    return results;
-  }
-
-  /**
    * Settles a job of a failed batch: runs it alone unless it already failed alone ({@code failed}),
    * then records a failure alone as a {@link Handler}'s: a retry with backoff, or a dead letter.
    */
   private void settleAlone(Job job, QueueResult.WorkFailed failed) {
     QueueResult alone = failed;
     if (alone == null) {
-      List<QueueResult> r = completeBatch(List.of(job));
+      List<QueueResult> r = BatchRuns.complete(queue, queueName, batchHandler, List.of(job));
       if (r.isEmpty()) {
         return; // not recorded, logged: delivered again after its lease
       }

@@ -382,9 +382,9 @@ class CommandsContract {
     ContractDatabase fresh = database();
     CliRun created = on(fresh, "migrate");
     assertThat(created.status()).as("%s", created).isZero();
-    assertThat(created.out()).contains("from version 0 to 15");
-    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(15);
-    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 15)");
+    assertThat(created.out()).contains("from version 0 to 16");
+    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(16);
+    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 16)");
     assertThat(on(fresh, "status").out())
         .containsPattern("(?m)^messages +any queue: due +0$")
         .containsPattern("(?m)^dead_letters +none +0$")
@@ -396,8 +396,8 @@ class CommandsContract {
     CliRun older = on(fresh, "status");
     assertThat(older.status()).isEqualTo(5);
     assertThat(older.err())
-        .contains("is version 14, older than this tool's 15 (run `onceonly migrate`)");
-    assertThat(on(fresh, "migrate").out()).contains("from version 14 to 15");
+        .contains("is version 15, older than this tool's 16 (run `onceonly migrate`)");
+    assertThat(on(fresh, "migrate").out()).contains("from version 15 to 16");
 
     fresh.exec(
         "INSERT INTO onceonly_schema_version VALUES (99, 'V99__future.sql', "
@@ -410,7 +410,7 @@ class CommandsContract {
           .isEqualTo(
               "onceonly: the schema in "
                   + describe(fresh)
-                  + " is version 99, newer than this tool's 15; use a newer OnceOnly\n");
+                  + " is version 99, newer than this tool's 16; use a newer OnceOnly\n");
     }
   }
 

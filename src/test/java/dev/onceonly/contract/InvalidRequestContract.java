@@ -196,7 +196,9 @@ public class InvalidRequestContract extends ContractSupport {
         b ->
             b.canonicalizer(Canonicalizer.builder().maxInputBytes(MAX_INPUT_BYTES).build())
                 .validator(Reports.OPERATION, Reports.VALIDATOR)
-                .uniqueness("jobs", Uniqueness.forPeriod(Duration.ofHours(1))));
+                .uniqueness("jobs", Uniqueness.forPeriod(Duration.ofHours(1)))
+                .rateLimit( // the receive of the poison message charges a row of rate_claims
+                    "poison", dev.onceonly.queue.RateLimit.of(100, Duration.ofHours(1))));
     once.intents().register(IntentKey.of("u-1", "registered"), GOOD_OPERATION, GOOD_ARGS);
     once.schedules()
         .register("nightly", "reports", ScheduleSpec.cron("0 6 * * *"), Map.of("kind", "summary"));

@@ -42,7 +42,8 @@ public class MigrationContract extends ContractSupport {
           "V12__overview_indexes.sql",
           "V13__workflows.sql",
           "V14__workflow_trace.sql",
-          "V15__status_probes.sql");
+          "V15__status_probes.sql",
+          "V16__rate_limits.sql");
 
   /** The version a migration's name gives ({@code V<n>__}). */
   static int version(String script) {
@@ -64,13 +65,19 @@ public class MigrationContract extends ContractSupport {
    */
   public static List<String> undoLatest(dev.onceonly.sql.Dialect dialect) {
     return List.of(
+        "DROP TABLE onceonly_rate_claims",
+        "DELETE FROM onceonly_schema_version WHERE version = " + LATEST);
+  }
+
+  /** What undoes version 15, the status probes' columns of the claims. */
+  private static List<String> undoStatusProbes(dev.onceonly.sql.Dialect dialect) {
+    return List.of(
         "DROP INDEX onceonly_claims_probe_due"
             + (dialect == dev.onceonly.sql.Dialect.MARIADB ? " ON onceonly_claims" : ""),
         "ALTER TABLE onceonly_claims DROP COLUMN probes",
         "ALTER TABLE onceonly_claims DROP COLUMN next_probe_at",
         "ALTER TABLE onceonly_claims DROP COLUMN last_probe_at",
-        "ALTER TABLE onceonly_claims DROP COLUMN last_probe_answer",
-        "DELETE FROM onceonly_schema_version WHERE version = " + LATEST);
+        "ALTER TABLE onceonly_claims DROP COLUMN last_probe_answer");
   }
 
   /** Every table the migrations create, without prefix, in alphabetical order. */
@@ -81,6 +88,7 @@ public class MigrationContract extends ContractSupport {
           "intents",
           "messages",
           "payloads",
+          "rate_claims",
           "receipts",
           "rejections",
           "schedules",
@@ -340,7 +348,8 @@ public class MigrationContract extends ContractSupport {
   private void asVersion12() {
     exec(
         java.util.stream.Stream.concat(
-                undoLatest(dialect()).stream(),
+                java.util.stream.Stream.concat(
+                    undoLatest(dialect()).stream(), undoStatusProbes(dialect()).stream()),
                 java.util.stream.Stream.of(
                     "DELETE FROM onceonly_schema_version WHERE version >= 13",
                     "DROP TABLE onceonly_workflow_steps",

@@ -7,6 +7,7 @@ import dev.onceonly.internal.receipts.StoreContext;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Lease;
 import dev.onceonly.queue.QueueLimits;
+import dev.onceonly.queue.RateLimit;
 import dev.onceonly.queue.RetryPolicy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,7 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The claims of the job queue: priorities and the no-starvation rule, concurrency limits per queue
- * and per partition, and the messages a claim finds with no attempt left.
+ * and per partition, rate limits (counted by {@link QueueRateLimits}), and the messages a claim
+ * finds with no attempt left.
  */
 final class QueueClaims {
   /** The most messages one claim takes. */
@@ -50,6 +52,7 @@ final class QueueClaims {
   private final Map<String, AtomicInteger> sincePriorityOldest;
   private final Map<String, Integer> limits;
   private final Map<String, Integer> partitionLimits;
+  private final QueueRateLimits rates;
 
   /**
    * Creates the claims of one view of the queue.
@@ -64,7 +67,8 @@ final class QueueClaims {
       QueueDeadLetters deadLetters,
       Map<String, AtomicInteger> sincePriorityOldest,
       Map<String, Integer> limits,
-      Map<String, Integer> partitionLimits) {
+      Map<String, Integer> partitionLimits,
+      QueueRateLimits rates) {
     this.core = core;
     this.sql = sql;
     this.times = core.times();
@@ -75,6 +79,7 @@ final class QueueClaims {
     this.sincePriorityOldest = sincePriorityOldest;
     this.limits = limits;
     this.partitionLimits = partitionLimits;
+    this.rates = rates;
   }
 
   /** {@return a new map of claim counters, for the first view of an instance's queue} */
@@ -123,7 +128,8 @@ final class QueueClaims {
   /**
    * Claims up to {@code max} due messages of {@code queue} in an open transaction, after firing its
    * due schedules; the messages with no attempt left are dead-lettered instead, their attempts
-   * added to {@code deadLettered}.
+   * added to {@code deadLettered}. On a rate-limited queue it takes at most the room of the window
+   * and records what it took in {@code use}.
    */
   List<Delivery> claim(
       Connection c,
@@ -133,29 +139,36 @@ final class QueueClaims {
       boolean oldestFirst,
       SqlSchedules schedules,
       List<Integer> deadLettered,
-      List<OnceOnlyEvent.ScheduleFired> fired)
+      List<OnceOnlyEvent.ScheduleFired> fired,
+      QueueRateLimits.Use use)
       throws SQLException {
     deadLettered.clear(); // a transaction run again starts over
     fired.clear();
+    use.reset();
     Instant now = core.clock().instant();
     schedules.fireIfDue(c, queue, now, fired);
     Integer limit = limits.get(queue);
     Integer perPartition = partitionLimits.get(queue);
-    if (limit != null || perPartition != null) {
+    boolean rated = rates.limited(queue);
+    if (limit != null || perPartition != null || rated) {
       core.database().lockKey(c, core.prefix(), LIMIT_LOCK_SPACE, queue);
     }
     if (limit != null) {
       max = Math.min(max, room(c, queue, limit, now));
-      if (max <= 0) {
-        return List.of();
-      }
+    }
+    if (rated && max > 0) {
+      max = Math.min(max, rates.room(c, queue, now.toEpochMilli(), use));
+    }
+    if (max <= 0) {
+      return List.of(); // nothing leased, no attempt charged: the messages stay due
     }
     Instant until = now.plus(lease);
     List<Delivery> out = new ArrayList<>();
     List<Object[]> exhausted = new ArrayList<>();
     List<Ranked> ranked = new ArrayList<>();
-    if (perPartition != null) {
-      claimPartitioned(c, queue, now, max, until, perPartition, oldestFirst, ranked, exhausted);
+    if (perPartition != null || rates.perPartition(queue) != null) {
+      int each = perPartition == null ? Integer.MAX_VALUE : perPartition;
+      claimPartitioned(c, queue, now, max, until, each, oldestFirst, ranked, exhausted, use);
     } else {
       try (PreparedStatement ps = c.prepareStatement(oldestFirst ? sql.claimOldest : sql.claim)) {
         long at = now.toEpochMilli();
@@ -181,6 +194,13 @@ final class QueueClaims {
         Comparator.comparingInt((Ranked r) -> -r.priority())
             .thenComparingLong(r -> r.delivery().lease().messageId()));
     ranked.forEach(r -> out.add(r.delivery()));
+    if (rated) {
+      List<Long> ids = out.stream().map(d -> d.lease().messageId()).toList();
+      rates.charge(c, queue, ids, now.toEpochMilli(), use);
+      if (ids.isEmpty() && rates.perPartition(queue) != null) {
+        rates.keepWaitIfDueInFull(c, queue, now.toEpochMilli(), use);
+      }
+    }
     return out;
   }
 
@@ -223,7 +243,8 @@ final class QueueClaims {
    * filled is left out of the next window. It stops when a window came back short (no more due
    * messages outside full partitions), or took nothing, or after {@value #PARTITION_WINDOWS}
    * windows. The claims of the queue are serialized (see {@link #claim}), so what a window read is
-   * still true when it leases.
+   * still true when it leases. With a rate limit per partition, a partition whose window is full is
+   * left out the same way, and each taken message counts in its partition's window.
    */
   private void claimPartitioned(
       Connection c,
@@ -234,40 +255,49 @@ final class QueueClaims {
       int perPartition,
       boolean oldestFirst,
       List<Ranked> ranked,
-      List<Object[]> exhausted)
+      List<Object[]> exhausted,
+      QueueRateLimits.Use use)
       throws SQLException {
     int remaining = max;
     Map<String, Integer> leases = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.partitionLeases)) {
-      ps.setString(1, queue);
-      times.set(ps, 2, now.toEpochMilli());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          leases.put(rs.getString(1), rs.getInt(2));
-        }
-      }
+    RateLimit rate = rates.perPartition(queue);
+    Map<String, Integer> rated =
+        rate == null ? Map.of() : rates.partitionUse(c, queue, now.toEpochMilli(), use);
+    int ratedMax = rate == null ? Integer.MAX_VALUE : rate.claims();
+    if (perPartition < Integer.MAX_VALUE) {
+      leasesByPartition(c, queue, now, leases);
     }
     for (int window = 0; window < PARTITION_WINDOWS && remaining > 0; window++) {
       int size = Math.min(MAX_RECEIVE, remaining * 4 + 16);
       List<Long> take = new ArrayList<>();
       int read = 0;
-      try (PreparedStatement ps =
-          c.prepareStatement(oldestFirst ? sql.partitionWindowOldest : sql.partitionWindow)) {
+      try (PreparedStatement ps = c.prepareStatement(windowSql(rate != null, oldestFirst))) {
         long at = now.toEpochMilli();
         ps.setString(1, queue);
         times.set(ps, 2, at);
         ps.setString(3, queue);
         times.set(ps, 4, at);
         ps.setInt(5, perPartition);
-        ps.setInt(6, size);
+        int next = 6;
+        if (rate != null) {
+          ps.setString(next++, queue);
+          times.set(ps, next++, at - rate.window().toMillis());
+          ps.setInt(next++, rate.claims());
+        }
+        ps.setInt(next, size);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next() && take.size() < remaining) {
             read++;
             String partition = rs.getString(2);
             if (partition == null) {
               take.add(rs.getLong(1));
-            } else if (leases.getOrDefault(partition, 0) < perPartition) {
+            } else if (leases.getOrDefault(partition, 0) < perPartition
+                && rated.getOrDefault(partition, 0) < ratedMax) {
               leases.merge(partition, 1, Integer::sum);
+              if (rate != null) {
+                rates.counted(use, rated.merge(partition, 1, Integer::sum));
+              }
+              use.partitions.put(rs.getLong(1), partition);
               take.add(rs.getLong(1));
             }
           }
@@ -289,6 +319,26 @@ final class QueueClaims {
         return; // no more due messages outside full partitions, or all taken
       }
     }
+  }
+
+  private void leasesByPartition(Connection c, String queue, Instant now, Map<String, Integer> out)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.partitionLeases)) {
+      ps.setString(1, queue);
+      times.set(ps, 2, now.toEpochMilli());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getString(1), rs.getInt(2));
+        }
+      }
+    }
+  }
+
+  private String windowSql(boolean rated, boolean oldestFirst) {
+    if (rated) {
+      return oldestFirst ? sql.partitionWindowRatedOldest : sql.partitionWindowRated;
+    }
+    return oldestFirst ? sql.partitionWindowOldest : sql.partitionWindow;
   }
 
   /**

@@ -14,6 +14,11 @@ final class QueueStatements {
   final String claimOldest;
   final String partitionWindow;
   final String partitionWindowOldest;
+
+  /** The partition windows of a queue with a rate limit per partition: its full ones left out. */
+  final String partitionWindowRated;
+
+  final String partitionWindowRatedOldest;
   final String claimIds;
   final String partitionLeases;
   final String ack;
@@ -62,8 +67,10 @@ final class QueueStatements {
     messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
     claim = dialect.claim(m, false);
     claimOldest = dialect.claim(m, true);
-    partitionWindow = partitionWindow(m, dialect, false);
-    partitionWindowOldest = partitionWindow(m, dialect, true);
+    partitionWindow = partitionWindow(m, dialect, false, null);
+    partitionWindowOldest = partitionWindow(m, dialect, true, null);
+    partitionWindowRated = partitionWindow(m, dialect, false, p + "rate_claims");
+    partitionWindowRatedOldest = partitionWindow(m, dialect, true, p + "rate_claims");
     partitionLeases =
         "SELECT partition_key, COUNT(*) FROM "
             + m
@@ -185,9 +192,12 @@ final class QueueStatements {
    * partitions whose live leases fill the limit (a message of no partition is never left out), each
    * with its partition. The same on both dialects but for {@code due}, which keeps SQLite walking
    * the claim order's index instead of sorting every due message. Parameters: the queue, now, the
-   * queue, now, the limit, how many.
+   * queue, now, the limit, how many. With {@code rateClaims}, the partitions whose rate window is
+   * full are left out too, with three more parameters before how many: the queue, the window's
+   * start, the rate limit.
    */
-  private static String partitionWindow(String m, SqlDialect dialect, boolean oldestFirst) {
+  private static String partitionWindow(
+      String m, SqlDialect dialect, boolean oldestFirst, String rateClaims) {
     return "SELECT x.id, x.partition_key FROM "
         + m
         + " x WHERE x.queue = ? AND "
@@ -196,7 +206,13 @@ final class QueueStatements {
         + " FROM "
         + m
         + " b WHERE b.queue = ? AND b.leased = 1 AND b.deliver_at > ? AND b.partition_key IS NOT"
-        + " NULL GROUP BY b.partition_key HAVING COUNT(*) >= ?)) ORDER BY "
+        + " NULL GROUP BY b.partition_key HAVING COUNT(*) >= ?))"
+        + (rateClaims == null
+            ? ""
+            : " AND (x.partition_key IS NULL OR x.partition_key NOT IN ("
+                + QueueRateLimits.fullPartitions(rateClaims)
+                + "))")
+        + " ORDER BY "
         + (oldestFirst ? "" : "x.priority DESC, ")
         + "x.deliver_at, x.id LIMIT ?";
   }

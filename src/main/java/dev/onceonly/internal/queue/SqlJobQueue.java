@@ -59,6 +59,7 @@ public final class SqlJobQueue implements JobQueue {
   private final QueueSends sends;
   private final QueueDeadLetters dead;
   private final QueueClaims claims;
+  private final QueueRateLimits rates;
   private final QueueEvents published;
   private final QueueBatches batches;
   private final java.util.concurrent.atomic.AtomicReference<DeadLetterHook> deadLetterHook;
@@ -76,6 +77,7 @@ public final class SqlJobQueue implements JobQueue {
    * @param limits the queues with a concurrency limit: the most messages leased at once
    * @param partitionLimits the queues with a limit per partition: the most messages of one
    *     partition leased at once
+   * @param rateLimits the queues with a rate limit, their own or per partition
    */
   public SqlJobQueue(
       StoreContext core,
@@ -85,7 +87,8 @@ public final class SqlJobQueue implements JobQueue {
       String notifyChannel,
       Map<String, Uniqueness> uniqueness,
       Map<String, Integer> limits,
-      Map<String, Integer> partitionLimits) {
+      Map<String, Integer> partitionLimits,
+      RateLimits rateLimits) {
     this(
         core,
         prefix,
@@ -97,7 +100,8 @@ public final class SqlJobQueue implements JobQueue {
         QueueClaims.counters(),
         Map.copyOf(uniqueness),
         Map.copyOf(limits),
-        Map.copyOf(partitionLimits));
+        Map.copyOf(partitionLimits),
+        new QueueRateLimits(core, prefix, rateLimits));
   }
 
   private SqlJobQueue(
@@ -111,7 +115,8 @@ public final class SqlJobQueue implements JobQueue {
       Map<String, AtomicInteger> claimCounters,
       Map<String, Uniqueness> uniqueness,
       Map<String, Integer> limits,
-      Map<String, Integer> partitionLimits) {
+      Map<String, Integer> partitionLimits,
+      QueueRateLimits rates) {
     this.core = core;
     this.sql = new QueueStatements(prefix, core.database().sql());
     this.times = core.times();
@@ -127,7 +132,9 @@ public final class SqlJobQueue implements JobQueue {
     this.sends = new QueueSends(core, sql, notifyChannel, uniqueness);
     this.deadLetterHook = deadLetterHook;
     this.dead = new QueueDeadLetters(core, sql, deadLetterHook);
-    this.claims = new QueueClaims(core, sql, policy, dead, claimCounters, limits, partitionLimits);
+    this.rates = rates;
+    this.claims =
+        new QueueClaims(core, sql, policy, dead, claimCounters, limits, partitionLimits, rates);
     this.published = new QueueEvents(core.events(), signals, claims);
     this.batches = new QueueBatches(core.database(), this::ackEach, published);
   }
@@ -145,7 +152,8 @@ public final class SqlJobQueue implements JobQueue {
         claimCounters,
         uniqueness,
         limits,
-        partitionLimits);
+        partitionLimits,
+        rates);
   }
 
   /** {@return the schedules, fired by this queue's claims} */
@@ -268,10 +276,16 @@ public final class SqlJobQueue implements JobQueue {
     List<Integer> exhausted = new ArrayList<>();
     List<OnceOnlyEvent.ScheduleFired> fired = new ArrayList<>();
     boolean oldestFirst = claims.oldestFirst(queue);
+    QueueRateLimits.Use use = new QueueRateLimits.Use();
     List<Delivery> claimed =
         core.database()
             .write(
-                c -> claims.claim(c, queue, max, lease, oldestFirst, schedules, exhausted, fired));
+                c ->
+                    claims.claim(
+                        c, queue, max, lease, oldestFirst, schedules, exhausted, fired, use));
+    if (rates.limited(queue)) {
+      rates.committed(queue, use);
+    }
     if (!claimed.isEmpty()) {
       claims.claimed(queue, oldestFirst); // after the commit: a rolled-back claim took nothing
     }
@@ -748,6 +762,11 @@ public final class SqlJobQueue implements JobQueue {
   public QueueLimits limits(String queue) {
     check("queue", queue, QUEUE);
     return claims.limits(queue);
+  }
+
+  @Override
+  public Duration rateLimitWait(String queue) {
+    return rates.waitFor(queue);
   }
 
   @Override

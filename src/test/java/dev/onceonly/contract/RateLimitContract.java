@@ -1,0 +1,139 @@
+package dev.onceonly.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.OnceOnly;
+import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.RateLimit;
+import dev.onceonly.queue.Worker;
+import dev.onceonly.testing.Eventually;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A queue's rate limit on every dialect, enforced by the database over every instance: a claim over
+ * the limit leases nothing and charges no attempt; two instances with four worker threads each
+ * never claim more than the limit in any window of the run, and claim at least nine tenths of it in
+ * every window while work waits.
+ */
+@ParameterizedClass(name = "[{0}]")
+@MethodSource("dev.onceonly.testing.ContractDatabases#everyDialect")
+public class RateLimitContract extends QueueContractSupport {
+  private static final String Q = "mails";
+  private static final int N = 20;
+  private static final Duration WINDOW = Duration.ofMillis(500);
+  private static final int WINDOWS = 8;
+
+  private OnceOnly open(RateLimit limit) {
+    return db.builder().rateLimit(Q, limit).build(); // the system clock: windows pass for real
+  }
+
+  @Test
+  void aClaimOverTheLimitLeasesNothingAndChargesNoAttempt() {
+    OnceOnly limited = open(RateLimit.of(3, Duration.ofHours(1)));
+    try {
+      for (int i = 0; i < 5; i++) {
+        limited.queue().send(Q, "m-" + i, i).orThrow();
+      }
+      assertThat(limited.queue().receive(Q, 10, Duration.ofMinutes(1))).hasSize(3);
+      assertThat(limited.queue().receive(Q, 10, Duration.ofMinutes(1))).isEmpty();
+      assertThat(limited.queue().rateLimitWait(Q)).isPositive();
+      assertThat(
+              db.count(
+                  "SELECT COUNT(*) FROM onceonly_messages WHERE queue = ? AND attempts = 0", Q))
+          .as("the two over the limit are due, never charged an attempt")
+          .isEqualTo(2);
+      assertThat(db.count("SELECT COUNT(*) FROM onceonly_rate_claims WHERE queue = ?", Q))
+          .isEqualTo(3);
+    } finally {
+      limited.close();
+    }
+  }
+
+  /**
+   * Two instances, four worker threads each, drain a backlog of {@value #WINDOWS} windows' worth.
+   * Each message's claim time is read from its row while it is leased; every window of the run
+   * (from any claim on) holds at most {@value #N} claims, and every whole window from the first
+   * claim to the last holds at least nine tenths of {@value #N}.
+   */
+  @Test
+  void twoInstancesClaimAtMostTheLimitPerWindowAndNearlyAllOfIt() throws Exception {
+    for (int i = 0; i < N * WINDOWS; i++) {
+      once.queue().send(Q, "m-" + i, i).orThrow();
+    }
+    List<Long> claimedAt = Collections.synchronizedList(new ArrayList<>());
+    OnceOnly a = open(RateLimit.of(N, WINDOW));
+    OnceOnly b = open(RateLimit.of(N, WINDOW));
+    List<Worker> workers = new ArrayList<>();
+    try {
+      for (OnceOnly instance : List.of(a, b)) {
+        workers.add(
+            Worker.builder(instance.queue(), Q, job -> claimedAt.add(claimTime(job.delivery())))
+                .threads(4)
+                .build()
+                .start());
+      }
+      Eventually.await(Duration.ofSeconds(60), "every message handled", () -> messages(Q) == 0);
+    } finally {
+      workers.forEach(Worker::close);
+      a.close();
+      b.close();
+    }
+    List<Long> times = new ArrayList<>(claimedAt);
+    Collections.sort(times);
+    assertThat(times).hasSize(N * WINDOWS);
+    int most = mostInAnyWindow(times);
+    int least = leastInAWholeWindow(times);
+    System.out.printf(
+        "rate limit [%s]: N=%d window=%s, most in any window %d, least in a whole window %d%n",
+        db, N, WINDOW, most, least);
+    assertThat(most).as("claims in any window").isLessThanOrEqualTo(N);
+    assertThat(times.get(times.size() - 1) - times.get(0))
+        .as("the run spanned the whole windows the least is taken over")
+        .isGreaterThanOrEqualTo((WINDOWS - 1) * WINDOW.toMillis());
+    assertThat(least)
+        .as("claims in each whole window while work waited")
+        .isGreaterThanOrEqualTo((int) Math.ceil(0.9 * N));
+  }
+
+  /** The message's claim time, from its row (leased, so still there). */
+  private long claimTime(Delivery d) {
+    return db.count(
+        "SELECT " + db.millis("first_claimed_at") + " FROM onceonly_messages WHERE id = ?",
+        d.lease().messageId());
+  }
+
+  /** The most claims in a window starting at any claim. */
+  private static int mostInAnyWindow(List<Long> times) {
+    int most = 0;
+    int end = 0;
+    for (int start = 0; start < times.size(); start++) {
+      while (end < times.size() && times.get(end) < times.get(start) + WINDOW.toMillis()) {
+        end++;
+      }
+      most = Math.max(most, end - start);
+    }
+    return most;
+  }
+
+  /** The fewest claims in the whole windows from the first claim up to the window of the last. */
+  private static int leastInAWholeWindow(List<Long> times) {
+    long first = times.get(0);
+    long w = WINDOW.toMillis();
+    int whole = (int) ((times.get(times.size() - 1) - first) / w);
+    int[] counts = new int[whole + 1];
+    for (long t : times) {
+      counts[(int) ((t - first) / w)]++;
+    }
+    int least = Integer.MAX_VALUE;
+    for (int k = 0; k < whole; k++) {
+      least = Math.min(least, counts[k]);
+    }
+    return least;
+  }
+}
