@@ -35,10 +35,11 @@ import java.util.function.Function;
  * {@code queue}); {@code onceonly.external.claims} and {@code onceonly.external.settlements}
  * ({@code operation}, {@code outcome}); {@code onceonly.groupcommit.batch.size}; {@code
  * onceonly.reconciler.intents} ({@code result}) and {@code onceonly.reconciler.pass.duration};
- * {@code onceonly.workflow.runs} ({@code workflow}, {@code state}); {@code onceonly.workflow.steps}
- * and {@code onceonly.workflow.step.duration} ({@code workflow}, {@code step}, {@code result});
- * {@code onceonly.events.dropped}. Tags hold operation and queue names and fixed outcome words
- * only: a scope or key is never a tag. Thread-safe.
+ * {@code onceonly.queue.ratelimit.use} and {@code onceonly.queue.ratelimit.wait} ({@code queue},
+ * {@code scope}); {@code onceonly.workflow.runs} ({@code workflow}, {@code state}); {@code
+ * onceonly.workflow.steps} and {@code onceonly.workflow.step.duration} ({@code workflow}, {@code
+ * step}, {@code result}); {@code onceonly.events.dropped}. Tags hold operation and queue names and
+ * fixed outcome words only: a scope or key is never a tag. Thread-safe.
  */
 // Micrometer's types are the application's: nothing to re-export.
 @SuppressWarnings("exports")
@@ -58,6 +59,8 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
   private final Family<Counter> reconciled;
   private final Family<Timer> reconcilerPass;
   private final Family<Counter> workflowRuns;
+  private final Family<DistributionSummary> rateLimitUse;
+  private final Family<Timer> rateLimitWaits;
   private final ConcurrentMap<String, Family<Counter>> workflowSteps = new ConcurrentHashMap<>();
   private final ConcurrentMap<String, Family<Timer>> workflowStepDuration =
       new ConcurrentHashMap<>();
@@ -91,6 +94,10 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
     this.reconciled = new Family<>("result", null, t -> counter("onceonly.reconciler.intents", t));
     this.reconcilerPass =
         new Family<>(null, null, t -> timer("onceonly.reconciler.pass.duration", t));
+    this.rateLimitUse =
+        new Family<>("queue", "scope", t -> summary("onceonly.queue.ratelimit.use", t));
+    this.rateLimitWaits =
+        new Family<>("queue", "scope", t -> timer("onceonly.queue.ratelimit.wait", t));
     this.workflowRuns =
         new Family<>("workflow", "state", t -> counter("onceonly.workflow.runs", t));
   }
@@ -167,6 +174,11 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
       reconciled.get("conflict", "").increment(e.conflicts());
       reconciled.get("dead_lettered", "").increment(e.deadLettered());
       reconcilerPass.get("", "").record(e.duration());
+    } else if (event instanceof OnceOnlyEvent.RateLimitUsed e) {
+      rateLimitUse.get(e.queue(), e.scope()).record((double) e.used() / e.limit());
+      if (!e.waitFor().isZero()) {
+        rateLimitWaits.get(e.queue(), e.scope()).record(e.waitFor());
+      }
     } else if (event instanceof OnceOnlyEvent.WorkflowRunChanged e) {
       workflowRuns.get(e.workflow(), e.state()).increment();
     } else if (event instanceof OnceOnlyEvent.WorkflowStepSettled e) {
