@@ -84,6 +84,42 @@ public interface Workflows {
   boolean cancel(String id, boolean compensate);
 
   /**
+   * Runs a failed or cancelled run again from where its effects stand, in one transaction (joining
+   * the caller's, see {@link dev.onceonly.CurrentTransaction}) after the run's row lock:
+   *
+   * <ul>
+   *   <li>a step that completed and was not undone (no compensation ran, or its compensation failed
+   *       for good, which left the step's writes in place) stays {@link StepState#COMPLETED} with
+   *       its stored result; its compensation is due again if the run fails again;
+   *   <li>a step that {@link StepState#FAILED failed}, was {@link StepState#CANCELLED cancelled},
+   *       or whose compensation {@link CompensationState#COMPLETED completed} is {@link
+   *       StepState#WAITING} again, with its attempts set back to 0, its result, error and
+   *       compensation cleared (the dead letter of a failed step keeps its error); a signal it
+   *       received stays delivered;
+   *   <li>the waiting steps whose dependencies are completed are sent, and the run is {@link
+   *       WorkflowState#RUNNING}, its error cleared.
+   * </ul>
+   *
+   * <p>The messages it sends have keys of their own ({@code wf:<run>:<step>.<generation>}), never
+   * those of the earlier messages; a late delivery of an earlier message (a requeued dead letter,
+   * say) is acknowledged and changes nothing. Of two retries at once, one does it and the other
+   * answers false.
+   *
+   * @param id the run's id
+   * @return whether the run was failed or cancelled and is now running; false (nothing changed) for
+   *     a run that is running, compensating, completed, or unknown
+   */
+  boolean retry(String id);
+
+  /**
+   * Counts the runs in a state.
+   *
+   * @param state the state
+   * @return how many runs are in it
+   */
+  long count(WorkflowState state);
+
+  /**
    * Deletes finished runs (completed, failed or cancelled) whose state last changed before {@code
    * before}, with their steps, oldest first, at most {@code limit} in one transaction; call it
    * again until it answers less than {@code limit}. Once a run is deleted its id may be started

@@ -36,6 +36,7 @@ public final class SqlWorkflows implements Workflows {
   private final WorkflowRows rows;
   private final WorkflowTransitions moves;
   private final Events events;
+  private final WorkflowRetry retries;
 
   /**
    * Creates the workflows and hooks them into the queue's dead letters.
@@ -50,6 +51,7 @@ public final class SqlWorkflows implements Workflows {
     this.rows = new WorkflowRows(core, prefix);
     this.moves = new WorkflowTransitions(rows, queue);
     this.events = core.events();
+    this.retries = new WorkflowRetry(prefix, rows, moves);
     queue.onDeadLetter(this::deadLettered);
   }
 
@@ -253,8 +255,23 @@ public final class SqlWorkflows implements Workflows {
 
   private void withdrawQueued(Connection c, String id) throws SQLException {
     for (String[] s : rows.queued(c, id)) {
-      queue.withdrawIn(c, s[1], WorkflowTransitions.stepKey(id, s[0]));
+      queue.withdrawIn(c, s[1], s[2]);
     }
+  }
+
+  @Override
+  public long count(WorkflowState state) {
+    Objects.requireNonNull(state, "state");
+    return core.database().read(c -> rows.count(c, state));
+  }
+
+  @Override
+  public boolean retry(String id) {
+    Objects.requireNonNull(id, "id");
+    AtomicReference<RunRow> touched = new AtomicReference<>();
+    boolean retried = core.database().writeOrJoin(c -> retries.retry(c, id, touched));
+    publish(touched.get());
+    return retried;
   }
 
   @Override
@@ -317,6 +334,9 @@ public final class SqlWorkflows implements Workflows {
     if (step == null) {
       return null;
     }
+    if (!StepKeys.current(step, StepKeys.generation(job.payload()))) {
+      return null; // a message of an earlier try of a retried run
+    }
     int attempt = job.delivery().attempt();
     Context context = new Context(rows, run, step, compensation, job);
     if (compensation) {
@@ -342,28 +362,14 @@ public final class SqlWorkflows implements Workflows {
   /** Fails the step (or compensation) whose message was dead-lettered, in the same transaction. */
   private void deadLettered(Connection c, Lease lease, int attempts, String error)
       throws SQLException {
-    String key = lease.key();
-    boolean compensation = key.startsWith(WorkflowTransitions.COMPENSATION_PREFIX);
-    if (!compensation && !key.startsWith(WorkflowTransitions.STEP_PREFIX)) {
+    StepKeys.Ref ref = StepKeys.parse(lease.key());
+    if (ref == null || !rows.lock(c, ref.id())) {
       return;
     }
-    String rest =
-        key.substring(
-            (compensation
-                    ? WorkflowTransitions.COMPENSATION_PREFIX
-                    : WorkflowTransitions.STEP_PREFIX)
-                .length());
-    int colon = rest.lastIndexOf(':');
-    if (colon <= 0) {
-      return;
-    }
-    String id = rest.substring(0, colon);
-    if (!rows.lock(c, id)) {
-      return;
-    }
-    RunRow run = rows.load(c, id);
-    StepRow step = run.step(rest.substring(colon + 1));
-    if (step == null) {
+    boolean compensation = ref.compensation();
+    RunRow run = rows.load(c, ref.id());
+    StepRow step = run.step(ref.step());
+    if (step == null || !StepKeys.current(step, ref.generation())) {
       return;
     }
     if (compensation) {

@@ -143,14 +143,19 @@ final class WorkflowRows {
     return s;
   }
 
-  /** The queued steps of a run, as (step, queue) pairs. */
+  /** The queued steps of a run, as (step, queue, message key) triples. */
   List<String[]> queued(Connection c, String id) throws SQLException {
     List<String[]> out = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql.queuedSteps)) {
       ps.setString(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new String[] {rs.getString(1), rs.getString(2)});
+          out.add(
+              new String[] {
+                rs.getString(1),
+                rs.getString(2),
+                StepKeys.stepKey(id, rs.getString(1), rs.getInt(3))
+              });
         }
       }
     }
@@ -184,6 +189,16 @@ final class WorkflowRows {
       }
     }
     return out;
+  }
+
+  long count(Connection c, WorkflowState state) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.countRuns)) {
+      ps.setString(1, state.name());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
   }
 
   void setState(Connection c, RunRow run, String state, String finalState, String error)

@@ -9,6 +9,7 @@ final class WorkflowStatements {
   final String lockRunCounting;
   final String selectRunAndSteps;
   final String listRuns;
+  final String countRuns;
   final String setRunState;
   final String insertStep;
   final String queuedSteps;
@@ -65,6 +66,7 @@ final class WorkflowStatements {
         "SELECT workflow_id FROM "
             + w
             + " WHERE state = ? ORDER BY created_at, workflow_id LIMIT ?";
+    countRuns = "SELECT COUNT(*) FROM " + w + " WHERE state = ?";
     setRunState =
         "UPDATE "
             + w
@@ -75,7 +77,10 @@ final class WorkflowStatements {
             + s
             + " (workflow_id, step, position, queue, depends_on, open_deps, state, signal_name,"
             + " comp_queue, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    queuedSteps = "SELECT step, queue FROM " + s + " WHERE workflow_id = ? AND state = 'QUEUED'";
+    queuedSteps =
+        "SELECT step, queue, comp_attempts FROM "
+            + s
+            + " WHERE workflow_id = ? AND state = 'QUEUED'";
     queueStep =
         "UPDATE "
             + s

@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What moves a run on, each inside the transaction that causes it and after the run's row lock
@@ -28,15 +27,6 @@ final class WorkflowTransitions {
   WorkflowTransitions(WorkflowRows rows, SqlJobQueue queue) {
     this.rows = rows;
     this.queue = queue;
-  }
-
-  /** The key of a step's message: unique in its queue while it waits. */
-  static String stepKey(String id, String step) {
-    return STEP_PREFIX + id + ":" + step;
-  }
-
-  static String compensationKey(String id, String step) {
-    return COMPENSATION_PREFIX + id + ":" + step;
   }
 
   /** Records a step done with its result, then sends what it made due. */
@@ -121,7 +111,7 @@ final class WorkflowTransitions {
     }
     s.state = "QUEUED";
     s.openDeps = 0;
-    send(c, run, Message.of(s.queue, stepKey(run.id, s.name), payload(run.id, s.name, false)));
+    send(c, run, StepKeys.step(run.id, s));
   }
 
   /**
@@ -166,11 +156,7 @@ final class WorkflowTransitions {
       return;
     }
     next.compState = "QUEUED";
-    send(
-        c,
-        run,
-        Message.of(
-            next.compQueue, compensationKey(run.id, next.name), payload(run.id, next.name, true)));
+    send(c, run, StepKeys.compensation(run.id, next));
   }
 
   void compensated(Connection c, RunRow run, StepRow step, int attempts, Duration ran)
@@ -222,9 +208,5 @@ final class WorkflowTransitions {
     if (r.status() == SendResult.Status.CONFLICT) {
       throw new SendConflictException(List.of(r));
     }
-  }
-
-  static Map<String, Object> payload(String id, String step, boolean compensation) {
-    return Map.of("workflow", id, "step", step, "compensation", compensation);
   }
 }
