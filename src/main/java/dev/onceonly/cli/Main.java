@@ -38,7 +38,8 @@ import picocli.CommandLine.Spec;
       MigrateCommand.class,
       VerifyCommand.class,
       DashboardCommand.class,
-      CrashTestCommand.class
+      CrashTestCommand.class,
+      WorkflowsCommand.class
     })
 public final class Main implements Runnable {
   @Spec CommandSpec spec;

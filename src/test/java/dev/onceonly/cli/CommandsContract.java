@@ -227,6 +227,41 @@ class CommandsContract {
   }
 
   @Test
+  void workflowsListsRunsByStateAndShowsOneRunsSteps() throws Exception {
+    dev.onceonly.workflow.Workflow two =
+        dev.onceonly.workflow.Workflow.named("two")
+            .step("a", "wq")
+            .step("b", "wq")
+            .after("a")
+            .build();
+    try (OnceOnly once = store.builder().tablePrefix("onceonly_").build()) {
+      once.workflows().start(two, "r-1", Map.of());
+      once.workflows().start(two, "r-2", Map.of());
+      once.workflows().cancel("r-2", false);
+    }
+    JsonNode running = json(run("workflows", "list", "--json")).get("workflows");
+    assertThat(running).hasSize(1);
+    assertThat(running.get(0).get("id").asText()).isEqualTo("r-1");
+    assertThat(running.get(0).get("steps done").asText()).isEqualTo("0/2");
+    JsonNode cancelled =
+        json(run("workflows", "list", "--state", "CANCELLED", "--json")).get("workflows");
+    assertThat(cancelled).hasSize(1);
+    assertThat(cancelled.get(0).get("error").asText()).isEqualTo("cancelled");
+
+    CliRun show = run("workflows", "show", "r-1");
+    assertThat(show.status()).as("%s", show).isZero();
+    assertThat(show.out())
+        .startsWith("r-1 (two): RUNNING\n")
+        .containsPattern("(?m)^a +wq +QUEUED +0")
+        .containsPattern("(?m)^b +wq +WAITING +0");
+    CliRun none = run("workflows", "show", "r-9");
+    assertThat(none.status()).isEqualTo(CliException.NOT_FOUND);
+    assertThat(none.err()).contains("no workflow run r-9");
+    CliRun bad = run("workflows", "list", "--state", "DONE");
+    assertThat(bad.status()).isEqualTo(CliException.USAGE);
+  }
+
+  @Test
   void pendingListsIntentsWithoutReceiptInKeyOrder() throws Exception {
     JsonNode pending = json(run("pending", "--json")).get("pending");
     assertThat(pending).hasSize(2);
