@@ -38,6 +38,8 @@ final class Actions {
       case "/schedules/resume" -> pause(v, false);
       case "/schedules/run" -> new SchedulesPage(once).runNow(v);
       case "/receipts/reconcile" -> reconcile();
+      case "/workflows/cancel" -> new WorkflowsPage(once).cancel(v);
+      case "/workflows/retry" -> new WorkflowsPage(once).retry(v);
       default -> throw new NotFound("no action at this path");
     };
   }

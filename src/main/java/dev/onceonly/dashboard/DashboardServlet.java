@@ -256,8 +256,19 @@ public final class DashboardServlet extends HttpServlet {
       StringBuilder out = new StringBuilder();
       for (String name :
           new String[] {
-            "queue", "key", "scope", "name", "outcome", "reason", "action", "error", "max",
-            "confirm", "slot"
+            "queue",
+            "key",
+            "scope",
+            "name",
+            "outcome",
+            "reason",
+            "action",
+            "error",
+            "max",
+            "confirm",
+            "slot",
+            "id",
+            "compensate"
           }) {
         String value = exact(name);
         if (!value.isEmpty()) {

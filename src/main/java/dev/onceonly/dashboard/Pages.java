@@ -28,6 +28,7 @@ final class Pages {
   private final QueuesPage queues;
   private final DeadLettersPage deadLetters;
   private final SchedulesPage schedules;
+  private final WorkflowsPage workflows;
 
   Pages(OnceOnly once, boolean reconciles, Audit.Rules auditRules, OverviewPage overview) {
     this.once = once;
@@ -38,6 +39,7 @@ final class Pages {
     this.queues = new QueuesPage(once);
     this.deadLetters = new DeadLettersPage(once);
     this.schedules = new SchedulesPage(once);
+    this.workflows = new WorkflowsPage(once);
   }
 
   String render(String path, View v) {
@@ -49,6 +51,8 @@ final class Pages {
       case "/dead-letter" -> deadLetters.one(v);
       case "/unknown" -> unknown.render(v);
       case "/schedules" -> schedules.list(v);
+      case "/workflows" -> workflows.list(v);
+      case "/workflow" -> workflows.one(v);
       case "/receipts" -> receipts(v);
       case "/audit" -> audit();
       default -> throw new NotFound("no page at this path");
@@ -70,6 +74,7 @@ final class Pages {
       {"/dead-letters", "Dead letters"},
       {"/unknown", "Unknown outcomes"},
       {"/schedules", "Schedules"},
+      {"/workflows", "Workflows"},
       {"/receipts", "Receipts"},
       {"/audit", "Audit"}
     };

@@ -73,6 +73,7 @@ public record WorkflowRun(
    * @param result its stored result, a JSON null if none
    * @param error why it failed, or null
    * @param compensation where its compensation is, or empty if none is due
+   * @param after the steps it waits for, as the run stored them
    */
   public record StepRun(
       String name,
@@ -81,7 +82,8 @@ public record WorkflowRun(
       int attempts,
       JsonNode result,
       String error,
-      Optional<CompensationState> compensation) {
+      Optional<CompensationState> compensation,
+      List<String> after) {
     /**
      * Refuses null components other than the error.
      *
@@ -92,8 +94,10 @@ public record WorkflowRun(
      * @param result its result
      * @param error why it failed, or null
      * @param compensation its compensation's state
+     * @param after the steps it waits for
      */
     public StepRun {
+      after = List.copyOf(after);
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(queue, "queue");
       Objects.requireNonNull(state, "state");

@@ -276,7 +276,8 @@ final class WorkflowRows {
               s.attempts,
               tree(s.result),
               s.error,
-              Optional.ofNullable(s.compState).map(CompensationState::valueOf)));
+              Optional.ofNullable(s.compState).map(CompensationState::valueOf),
+              s.deps.stream().map(StepRow.Dep::step).toList()));
     }
     return new WorkflowRun(
         run.id,
