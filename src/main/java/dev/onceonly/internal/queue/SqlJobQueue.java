@@ -62,6 +62,7 @@ public final class SqlJobQueue implements JobQueue {
   private final QueueRateLimits rates;
   private final QueueEvents published;
   private final QueueBatches batches;
+  private final QueueRenewals renewals;
   private final java.util.concurrent.atomic.AtomicReference<DeadLetterHook> deadLetterHook;
 
   /**
@@ -137,6 +138,7 @@ public final class SqlJobQueue implements JobQueue {
         new QueueClaims(core, sql, policy, dead, claimCounters, limits, partitionLimits, rates);
     this.published = new QueueEvents(core.events(), signals, claims);
     this.batches = new QueueBatches(core.database(), this::ackEach, published);
+    this.renewals = new QueueRenewals(core, sql, claims);
   }
 
   /** Returns a view of this queue with another retry policy, sharing its schedules. */
@@ -307,36 +309,10 @@ public final class SqlJobQueue implements JobQueue {
     Objects.requireNonNull(lease, "lease");
     Bounds.positive(extension, "extension");
     long started = published.started();
-    QueueResult renewed = renewIn(lease, extension);
+    QueueResult renewed = renewals.renew(lease, extension);
     return renewed instanceof QueueResult.LeaseLost
         ? published.settled(lease.queue(), started, renewed)
         : renewed;
-  }
-
-  private QueueResult renewIn(Lease lease, Duration extension) {
-    return core.database()
-        .write(
-            c -> {
-              Instant now = core.clock().instant();
-              Instant until = now.plus(extension);
-              int n;
-              if (claims.limited(lease.queue())) {
-                try (PreparedStatement ps = c.prepareStatement(sql.renewLive)) {
-                  times.set(ps, 1, until.toEpochMilli());
-                  ps.setLong(2, lease.messageId());
-                  ps.setLong(3, lease.fence());
-                  times.set(ps, 4, now.toEpochMilli());
-                  n = ps.executeUpdate();
-                }
-              } else {
-                n = update(c, sql.renew, until.toEpochMilli(), lease);
-              }
-              return n == 1
-                  ? new QueueResult.Renewed(
-                      new Lease(
-                          lease.queue(), lease.key(), lease.messageId(), lease.fence(), until))
-                  : lost(lease);
-            });
   }
 
   @Override
