@@ -34,6 +34,10 @@ import java.util.function.ToDoubleFunction;
 // Micrometer's types are the application's: nothing to re-export.
 @SuppressWarnings("exports")
 public final class StoreGauges implements MeterBinder, AutoCloseable {
+  // A lock, not a monitor: sample() waits for the database, and may run on a virtual thread.
+  private final java.util.concurrent.locks.ReentrantLock lock =
+      new java.util.concurrent.locks.ReentrantLock();
+
   private static final System.Logger LOG = System.getLogger(StoreGauges.class.getName());
 
   private final Maintenance maintenance;
@@ -93,74 +97,86 @@ public final class StoreGauges implements MeterBinder, AutoCloseable {
    * @throws IllegalStateException if already bound to another registry
    */
   @Override
-  public synchronized void bindTo(MeterRegistry registry) {
-    if (this.registry == registry) {
-      return;
+  public void bindTo(MeterRegistry registry) {
+    lock.lock();
+    try {
+      if (this.registry == registry) {
+        return;
+      }
+      if (this.registry != null) {
+        throw new IllegalStateException("the gauges are bound already, to another registry");
+      }
+      this.registry = Objects.requireNonNull(registry, "registry");
+      gauge("onceonly.intents.pending", Tags.empty(), s -> s.pendingIntents());
+      TimeGauge.builder(
+              "onceonly.intents.oldest.pending.age",
+              this,
+              TimeUnit.SECONDS,
+              g -> g.seconds(s -> s.oldestPending().map(p -> p.age()).orElse(Duration.ZERO)))
+          .tags(common)
+          .register(registry);
+      TimeGauge.builder(
+              "onceonly.queue.oldest.due.age",
+              this,
+              TimeUnit.SECONDS,
+              g -> g.seconds(s -> s.oldestDueAge().orElse(Duration.ZERO)))
+          .tags(common)
+          .register(registry);
+      gauge("onceonly.external.unknown", Tags.empty(), s -> s.claims().getOrDefault("UNKNOWN", 0L));
+      FunctionCounter.builder("onceonly.status.failures", failures, AtomicLong::get)
+          .tags(common)
+          .register(registry);
+      sample();
+      sampler =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "onceonly-gauges");
+                t.setDaemon(true);
+                return t;
+              });
+      long millis = every.toMillis();
+      sampler.scheduleWithFixedDelay(this::sample, millis, millis, TimeUnit.MILLISECONDS);
+
+    } finally {
+      lock.unlock();
     }
-    if (this.registry != null) {
-      throw new IllegalStateException("the gauges are bound already, to another registry");
-    }
-    this.registry = Objects.requireNonNull(registry, "registry");
-    gauge("onceonly.intents.pending", Tags.empty(), s -> s.pendingIntents());
-    TimeGauge.builder(
-            "onceonly.intents.oldest.pending.age",
-            this,
-            TimeUnit.SECONDS,
-            g -> g.seconds(s -> s.oldestPending().map(p -> p.age()).orElse(Duration.ZERO)))
-        .tags(common)
-        .register(registry);
-    TimeGauge.builder(
-            "onceonly.queue.oldest.due.age",
-            this,
-            TimeUnit.SECONDS,
-            g -> g.seconds(s -> s.oldestDueAge().orElse(Duration.ZERO)))
-        .tags(common)
-        .register(registry);
-    gauge("onceonly.external.unknown", Tags.empty(), s -> s.claims().getOrDefault("UNKNOWN", 0L));
-    FunctionCounter.builder("onceonly.status.failures", failures, AtomicLong::get)
-        .tags(common)
-        .register(registry);
-    sample();
-    sampler =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "onceonly-gauges");
-              t.setDaemon(true);
-              return t;
-            });
-    long millis = every.toMillis();
-    sampler.scheduleWithFixedDelay(this::sample, millis, millis, TimeUnit.MILLISECONDS);
   }
 
   /**
    * Reads the counts now and updates the gauges (the interval does this on its own). A failure is
    * counted and logged, never thrown.
    */
-  public synchronized void sample() {
-    MeterRegistry r = registry;
-    if (r == null) {
-      return;
-    }
-    StoreStatus status;
+  public void sample() {
+    lock.lock();
     try {
-      status = maintenance.status();
-    } catch (RuntimeException e) {
-      failures.incrementAndGet();
-      LOG.log(
-          failing ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
-          "cannot read the store's status for the gauges; they keep the last sample"
-              + (failing ? "" : " (further failures at DEBUG until a sample succeeds)"),
-          e);
-      failing = true;
-      return;
-    }
-    failing = false;
-    last = status;
-    for (String queue : status.messages().keySet()) {
-      addQueue(queue);
-    }
-    for (String queue : status.deadLetters().keySet()) {
-      addQueue(queue);
+      MeterRegistry r = registry;
+      if (r == null) {
+        return;
+      }
+      StoreStatus status;
+      try {
+        status = maintenance.status();
+      } catch (RuntimeException e) {
+        failures.incrementAndGet();
+        LOG.log(
+            failing ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+            "cannot read the store's status for the gauges; they keep the last sample"
+                + (failing ? "" : " (further failures at DEBUG until a sample succeeds)"),
+            e);
+        failing = true;
+        return;
+      }
+      failing = false;
+      last = status;
+      for (String queue : status.messages().keySet()) {
+        addQueue(queue);
+      }
+      for (String queue : status.deadLetters().keySet()) {
+        addQueue(queue);
+      }
+
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -200,9 +216,15 @@ public final class StoreGauges implements MeterBinder, AutoCloseable {
 
   /** Stops sampling; the gauges keep showing the last sample. */
   @Override
-  public synchronized void close() {
-    if (sampler != null) {
-      sampler.shutdownNow();
+  public void close() {
+    lock.lock();
+    try {
+      if (sampler != null) {
+        sampler.shutdownNow();
+      }
+
+    } finally {
+      lock.unlock();
     }
   }
 }

@@ -12,10 +12,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -92,10 +89,10 @@ public final class Worker implements AutoCloseable {
   private final JobOutcomes outcomes;
   private final RateWaits rateWaits;
   private volatile boolean running;
-  private ExecutorService claimer;
-  private ExecutorService completer;
-  private ExecutorService pollers;
-  private ScheduledExecutorService renewer;
+  private final java.util.concurrent.locks.ReentrantLock lifecycle =
+      new java.util.concurrent.locks.ReentrantLock(); // not a monitor: close() waits, unpinned
+  private final ThreadFactory threadFactory;
+  private WorkerThreads workerThreads;
   private AutoCloseable subscription;
 
   private Worker(Builder b) {
@@ -118,6 +115,7 @@ public final class Worker implements AutoCloseable {
             : Prefetch.adaptive(Math.min(Prefetch.MAX, 2 * slots));
     this.executionTimeout = b.executionTimeout;
     this.rateWaits = new RateWaits(b.queue, b.queueName, b.idleMax);
+    this.threadFactory = b.threadFactory;
   }
 
   /** A claimed job for a handler thread, or the signal to stop. */
@@ -193,28 +191,24 @@ public final class Worker implements AutoCloseable {
    * @return this worker
    * @throws IllegalStateException if already started
    */
-  public synchronized Worker start() {
-    if (pollers != null) {
-      throw new IllegalStateException("worker already started");
+  public Worker start() {
+    lifecycle.lock();
+    try {
+      if (workerThreads != null) {
+        throw new IllegalStateException("worker already started");
+      }
+      running = true;
+      String name = "onceonly-worker-" + WORKERS.incrementAndGet() + "-" + queueName;
+      subscription = queue.onSend(this::wake);
+      long every = Math.max(1, lease.toMillis() / 3);
+      renewYoungerThan = TimeUnit.MILLISECONDS.toNanos(every) / 2;
+      workerThreads = new WorkerThreads(name, threadFactory);
+      workerThreads.start(
+          every, this::renewAll, threads, this::run, completers(), this::complete, this::claim);
+      return this;
+    } finally {
+      lifecycle.unlock();
     }
-    running = true;
-    String name = "onceonly-worker-" + WORKERS.incrementAndGet() + "-" + queueName;
-    subscription = queue.onSend(this::wake);
-    renewer = Executors.newSingleThreadScheduledExecutor(daemon(name + "-renew"));
-    long every = Math.max(1, lease.toMillis() / 3);
-    renewYoungerThan = TimeUnit.MILLISECONDS.toNanos(every) / 2;
-    renewer.scheduleAtFixedRate(this::renewAll, every, every, TimeUnit.MILLISECONDS);
-    pollers = Executors.newFixedThreadPool(threads, daemon(name));
-    for (int i = 0; i < threads; i++) {
-      pollers.execute(this::run);
-    }
-    completer = Executors.newFixedThreadPool(completers(), daemon(name + "-complete"));
-    for (int i = 0; i < completers(); i++) {
-      completer.execute(this::complete);
-    }
-    claimer = Executors.newSingleThreadExecutor(daemon(name + "-claim"));
-    claimer.execute(this::claim);
-    return this;
   }
 
   private void wake(String queue) {
@@ -443,7 +437,7 @@ public final class Worker implements AutoCloseable {
   private void handle(Job job) {
     boolean handedOver = false;
     handling.incrementAndGet();
-    Deadline deadline = Deadline.start(executionTimeout, renewer, job);
+    Deadline deadline = Deadline.start(executionTimeout, workerThreads.timers(), job);
     Events events = queue.events();
     long started = events.enabled() ? System.nanoTime() : 0;
     boolean failed = true;
@@ -569,40 +563,42 @@ public final class Worker implements AutoCloseable {
    * and releases their messages for redelivery.
    */
   @Override
-  public synchronized void close() {
-    if (pollers == null || !running) {
-      return;
-    }
-    running = false;
-    wakeups.release();
-    settled.release();
-    claimer.shutdown();
+  public void close() {
+    lifecycle.lock();
     try {
-      if (!claimer.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        claimer.shutdownNow(); // interrupts a claim waiting for the store
-        claimer.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (workerThreads == null || !running) {
+        return;
       }
-      releaseUnstarted();
-      pollers.shutdown();
-      if (!pollers.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        List<Job> handling = inFlight.stream().filter(j -> !j.isHandedOver()).toList();
-        handling.forEach(job -> job.cancel("worker shutting down"));
-        handling.forEach(outcomes::release);
-        pollers.shutdownNow();
-        pollers.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
-      }
-      for (int i = 0; i < completers(); i++) {
-        finishing.add(STOP); // after every handler: the last acknowledgements are committed first
-      }
-      completer.shutdown();
-      if (!completer.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        completer.shutdownNow(); // the store does not answer: the leases run out, then redelivery
-      }
+      running = false;
+      wakeups.release();
+      settled.release();
+      workerThreads.shutdown(
+          shutdownTimeout,
+          new WorkerThreads.Steps() {
+            @Override
+            public void claimsStopped() {
+              releaseUnstarted();
+            }
+
+            @Override
+            public void handlersLate() {
+              List<Job> handling = inFlight.stream().filter(j -> !j.isHandedOver()).toList();
+              handling.forEach(job -> job.cancel("worker shutting down"));
+              handling.forEach(outcomes::release);
+            }
+
+            @Override
+            public void handlersEnded() {
+              for (int i = 0; i < completers(); i++) {
+                finishing.add(STOP); // after every handler: the last acknowledgements first
+              }
+            }
+          });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      renewer.shutdownNow();
       closeQuietly(subscription);
+      lifecycle.unlock();
     }
   }
 
@@ -632,15 +628,6 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  private static ThreadFactory daemon(String name) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-  }
-
   /** Configures a {@link Worker}. Not thread-safe. */
   public static final class Builder {
     private final JobQueue queue;
@@ -655,6 +642,7 @@ public final class Worker implements AutoCloseable {
     private Duration shutdownTimeout = Duration.ofSeconds(10);
     private int prefetch = -1;
     private Duration executionTimeout;
+    private ThreadFactory threadFactory;
 
     private Builder(
         JobQueue queue, String queueName, Handler handler, BatchHandler batch, int maxBatch) {
@@ -676,6 +664,26 @@ public final class Worker implements AutoCloseable {
         throw new IllegalArgumentException("threads must be > 0");
       }
       this.threads = threads;
+      return this;
+    }
+
+    /**
+     * Sets where the handler threads come from: {@code Thread.ofVirtual().name("sms-",
+     * 0).factory()} on Java 21 runs each handler on a virtual thread, an application's factory
+     * gives them its names and settings. The worker asks it for {@link #threads} threads at the
+     * start and keeps them to the close (each loops over the claimed jobs), so {@code threads} is
+     * still how many handlers run at once; with virtual threads it can be large (a thousand
+     * handlers waiting on a slow provider cost a thousand small stacks, not a thousand platform
+     * threads). A factory, not an executor: the worker must own its threads' lifetime, to interrupt
+     * a handler past its execution timeout, to cancel the late ones at close and to know none is
+     * left after it. The claiming, completing and renewing threads remain the worker's own daemon
+     * threads. Default: daemon platform threads named {@code onceonly-worker-<n>-<queue>-<i>}.
+     *
+     * @param threadFactory gives each handler thread; not null
+     * @return this builder
+     */
+    public Builder threadFactory(ThreadFactory threadFactory) {
+      this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
       return this;
     }
 

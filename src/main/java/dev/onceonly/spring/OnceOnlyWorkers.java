@@ -23,7 +23,9 @@ import org.springframework.context.SmartLifecycle;
  * context closes, before the data source is. Closing stops the claims, waits up to each worker's
  * shutdown timeout for handlers in flight, then cancels the rest and releases their messages for
  * immediate redelivery (see {@link Worker#close()}); the workers close in parallel. The phase is
- * {@code onceonly.workers.phase}: by default the last to start and the first to stop. Thread-safe.
+ * {@code onceonly.workers.phase}: by default the last to start and the first to stop. With {@code
+ * spring.threads.virtual.enabled=true} on Java 21 or newer, each worker's handlers run on virtual
+ * threads ({@link Worker.Builder#threadFactory}), named {@code onceonly-<queue>-<n>}. Thread-safe.
  */
 // Spring's types are the application's, which requires Spring itself: nothing to re-export.
 @SuppressWarnings("exports")
@@ -133,6 +135,13 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
       if (!spec.executionTimeout().isEmpty()) {
         b.executionTimeout(DurationStyle.detectAndParse(spec.executionTimeout()));
       }
+      if (virtualThreads()) {
+        // Spring's own factory of virtual threads, as its task executors use under the property
+        b.threadFactory(
+            new org.springframework.core.task.VirtualThreadTaskExecutor(
+                    "onceonly-" + queueName + "-")
+                .getVirtualThreadFactory());
+      }
       return b.build();
     } catch (IllegalArgumentException | NullPointerException e) {
       // DurationStyle's refusal of a bad duration is an IllegalArgumentException too
@@ -211,6 +220,19 @@ public final class OnceOnlyWorkers implements SmartLifecycle {
       org.springframework.util.ClassUtils.isPresent(
           "org.springframework.transaction.PlatformTransactionManager",
           OnceOnlyWorkers.class.getClassLoader());
+
+  /**
+   * Whether the application runs its threads virtual: {@code spring.threads.virtual.enabled=true}
+   * on Java 21 or newer, as Spring Boot decides it for its own executors.
+   */
+  private boolean virtualThreads() {
+    org.springframework.core.env.Environment environment =
+        beans.getBeanProvider(org.springframework.core.env.Environment.class).getIfAvailable();
+    // What Boot's Threading.VIRTUAL checks; that class moved package between Boot 3 and 4.
+    return environment != null
+        && Runtime.version().feature() >= 21
+        && environment.getProperty("spring.threads.virtual.enabled", Boolean.class, false);
+  }
 
   private static Duration duration(String value, Duration fallback) {
     return value.isEmpty() ? fallback : DurationStyle.detectAndParse(value);
