@@ -38,7 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * lease is renewed every third of the lease time; if renewal finds the lease lost, the job is
  * cancelled. An idle worker polls with exponential backoff and wakes at once when a message is sent
  * through the same {@code OnceOnly} instance (a hint: a send inside a caller's transaction is found
- * by the next poll after it commits).
+ * by the next poll after it commits). A worker whose queue is paused ({@link JobQueue#pause})
+ * claims nothing and reads the pause again every {@link Builder#pauseCheck} until it is resumed.
  *
  * <p>A worker built with {@link #batchBuilder} gives the claimed jobs to a {@link BatchHandler}
  * instead, many at once in one transaction with their acknowledgements ({@link
@@ -91,6 +92,7 @@ public final class Worker implements AutoCloseable {
 
   private final JobOutcomes outcomes;
   private final RateWaits rateWaits;
+  private final PauseWaits pauseWaits;
   private volatile boolean running;
   private ExecutorService claimer;
   private ExecutorService completer;
@@ -118,6 +120,7 @@ public final class Worker implements AutoCloseable {
             : Prefetch.adaptive(Math.min(Prefetch.MAX, 2 * slots));
     this.executionTimeout = b.executionTimeout;
     this.rateWaits = new RateWaits(b.queue, b.queueName, b.idleMax);
+    this.pauseWaits = new PauseWaits(b.queue, b.queueName, b.pauseCheck);
   }
 
   /** A claimed job for a handler thread, or the signal to stop. */
@@ -252,8 +255,9 @@ public final class Worker implements AutoCloseable {
         deliveries = List.of();
       }
       if (deliveries.isEmpty()) {
-        if (rateWaits.sleptOut(settled, () -> running)) {
-          continue; // slept until the rate limit's window has room
+        if (rateWaits.sleptOut(settled, () -> running)
+            || pauseWaits.sleptOut(settled, () -> running)) {
+          continue; // slept until the rate limit's window has room, or the queue was resumed
         }
         if (!await(wakeups, idle)) {
           return;
@@ -653,6 +657,7 @@ public final class Worker implements AutoCloseable {
     private Duration idleMin = Duration.ofMillis(10);
     private Duration idleMax = Duration.ofSeconds(1);
     private Duration shutdownTimeout = Duration.ofSeconds(10);
+    private Duration pauseCheck = Duration.ofSeconds(1);
     private int prefetch = -1;
     private Duration executionTimeout;
 
@@ -706,6 +711,18 @@ public final class Worker implements AutoCloseable {
       }
       this.idleMin = min;
       this.idleMax = max;
+      return this;
+    }
+
+    /**
+     * Sets how often a worker whose queue is paused ({@link JobQueue#pause}) reads whether it was
+     * resumed, claiming nothing meanwhile; a resume is noticed within this time. Default 1 second.
+     *
+     * @param interval positive, at most 100 years
+     * @return this builder
+     */
+    public Builder pauseCheck(Duration interval) {
+      this.pauseCheck = Bounds.positive(interval, "pauseCheck");
       return this;
     }
 
