@@ -352,6 +352,64 @@ class CommandsContract {
   }
 
   @Test
+  void queuesArePausedListedAndResumedForEveryInstance() throws Exception {
+    try (OnceOnly once = store.builder().build()) {
+      once.queue().send("pausable", "m-1", 1).orThrow();
+    }
+    CliRun pause =
+        run("queues", "pause", "pausable", "--by", "ops@example", "--reason", "provider down");
+    assertThat(pause.status()).as("%s", pause).isZero();
+    assertThat(pause.out()).containsPattern("pausable +true +ops@example +\\S+ +provider down");
+    assertThat(
+            store.count(
+                "SELECT COUNT(*) FROM onceonly_queue_pauses WHERE queue = 'pausable'"
+                    + " AND paused_by = 'ops@example' AND reason = 'provider down'"))
+        .isOne();
+    CliRun again = run("queues", "pause", "pausable", "--by", "someone", "--reason", "other");
+    assertThat(again.status()).as("%s", again).isZero();
+    assertThat(again.out()).contains("already paused; the first pause is kept");
+    assertThat(again.out()).containsPattern("pausable +false +ops@example");
+    assertThat(run("queues", "pause", "idle").status()).isZero(); // a queue with no message
+
+    CliRun list = run("queues", "list");
+    assertThat(list.status()).as("%s", list).isZero();
+    assertThat(list.out())
+        .containsPattern("\\d+ queue\\(s\\), 2 paused")
+        .containsPattern("pausable +1 +0 +0 +0 +true +ops@example +\\S+ +provider down")
+        .containsPattern(
+            "idle +0 +0 +0 +0 +true +"
+                + java.util.regex.Pattern.quote(System.getProperty("user.name")));
+    JsonNode queues = json(run("queues", "list", "--json")).get("queues");
+    JsonNode pausable = null;
+    for (JsonNode q : queues) {
+      if (q.get("queue").asText().equals("pausable")) {
+        pausable = q;
+      }
+    }
+    assertThat(pausable).isNotNull();
+    assertThat(pausable.get("paused").asBoolean()).isTrue();
+    assertThat(pausable.get("pausedBy").asText()).isEqualTo("ops@example");
+    try (OnceOnly once = store.builder().build()) {
+      assertThat(once.queue().receive("pausable", 10, Duration.ofMinutes(1))).isEmpty();
+    }
+
+    CliRun tooLong = run("queues", "pause", "other", "--reason", "r".repeat(1001));
+    assertThat(tooLong.status()).as("%s", tooLong).isNotZero();
+    assertThat(tooLong.err()).startsWith("onceonly: ").contains("reason");
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_queue_pauses")).isEqualTo(2);
+
+    assertThat(run("queues", "resume", "pausable").status()).isZero();
+    CliRun notPaused = run("queues", "resume", "pausable");
+    assertThat(notPaused.status()).isEqualTo(3);
+    assertThat(notPaused.err()).startsWith("onceonly: no queue pausable that is paused");
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_queue_pauses WHERE queue = 'pausable'"))
+        .isZero();
+    try (OnceOnly once = store.builder().build()) {
+      assertThat(once.queue().receive("pausable", 10, Duration.ofMinutes(1))).hasSize(1);
+    }
+  }
+
+  @Test
   void unknownEffectsAreListedAndResolved() throws Exception {
     JsonNode list = json(run("unknown", "list", "--json")).get("unknown");
     assertThat(list).hasSize(1);
