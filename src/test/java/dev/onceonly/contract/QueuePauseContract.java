@@ -13,6 +13,9 @@ import dev.onceonly.queue.RateLimit;
 import dev.onceonly.testing.Race;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -165,6 +168,45 @@ public class QueuePauseContract extends QueueContractSupport {
       b.close();
     }
     assertThat(unclaimed(Q)).isEqualTo(20);
+  }
+
+  /**
+   * A resume while two instances' threads race to claim the paused queue: it does not wait for the
+   * claims, and after it every message is leased exactly once.
+   */
+  @Test
+  void aResumeAmidRacingClaimsReleasesEveryMessageOnce() throws Exception {
+    for (int i = 0; i < 20; i++) {
+      once.queue().send(Q, "m-" + i, i).orThrow();
+    }
+    once.queue().pause(Q, "ops", "race");
+    OnceOnly b = db.open(clock);
+    Set<String> leased = ConcurrentHashMap.newKeySet();
+    AtomicInteger deliveries = new AtomicInteger();
+    try {
+      Race.run(
+          8,
+          t ->
+              () -> {
+                OnceOnly instance = t % 2 == 0 ? once : b;
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                for (int i = 0; deliveries.get() < 20 && System.nanoTime() < deadline; i++) {
+                  if (t == 1 && i == 5) {
+                    assertThat(instance.queue().resume(Q)).isTrue();
+                  }
+                  for (Delivery d : instance.queue().receive(Q, 3, LEASE)) {
+                    leased.add(d.key());
+                    deliveries.incrementAndGet();
+                  }
+                }
+                return null;
+              });
+    } finally {
+      b.close();
+    }
+    assertThat(deliveries.get()).isEqualTo(20);
+    assertThat(leased).hasSize(20);
+    assertThat(db.count("SELECT COUNT(*) FROM onceonly_queue_pauses")).isZero();
   }
 
   @Test
