@@ -157,6 +157,10 @@ final class QueuesPage {
           limits.maxLeasedPerPartition().isPresent()
               ? "at most " + limits.maxLeasedPerPartition().getAsInt()
               : "no limit");
+      h.raw(" per partition; ");
+      h.text(limits.rate().map(QueuesPage::rate).orElse("no"));
+      h.raw(" claims per window; ");
+      h.text(limits.ratePerPartition().map(QueuesPage::rate).orElse("no limit"));
       h.raw(" per partition");
     }
     h.raw(" (each instance's own settings; every instance should declare the same).</p>");
@@ -279,5 +283,10 @@ final class QueuesPage {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(name + " must be a number >= 0");
     }
+  }
+
+  /** A rate limit in words: {@code at most 100 per PT1M}. */
+  private static String rate(dev.onceonly.queue.RateLimit r) {
+    return "at most " + r.claims() + " per " + r.window();
   }
 }

@@ -47,6 +47,7 @@ public class OnceOnlyAutoConfiguration {
    * @param dataSource the application's data source
    * @param properties the {@code onceonly.*} properties
    * @param customizers the application's last words on the builder, in order
+   * @param beans where the {@link OnceOnlyHandler} beans declaring queue limits are found
    * @return the open store, migrated (or validated) as configured
    */
   @Bean(destroyMethod = "close")
@@ -55,8 +56,10 @@ public class OnceOnlyAutoConfiguration {
   public OnceOnly onceOnly(
       DataSource dataSource,
       OnceOnlyProperties properties,
-      ObjectProvider<OnceOnlyBuilderCustomizer> customizers) {
+      ObjectProvider<OnceOnlyBuilderCustomizer> customizers,
+      ListableBeanFactory beans) {
     OnceOnlyBuilder builder = builder(dataSource, properties);
+    QueueLimitSettings.apply(builder, properties, beans);
     customizers.orderedStream().forEach(c -> c.customize(builder));
     OnceOnly once = builder.build();
     if (once.dialect() == Dialect.SQLITE && properties.joinTransactions()) {

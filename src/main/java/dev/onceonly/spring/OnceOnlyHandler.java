@@ -100,4 +100,43 @@ public @interface OnceOnlyHandler {
    * @return 0, or between 1 and 1,000
    */
   int batch() default 0;
+
+  /**
+   * The most messages of the queue (each of {@link #queues()}) leased at once, over every instance
+   * on the database ({@code OnceOnlyBuilder.concurrencyLimit}); {@code 0}, the default, for none
+   * declared here. Like every limit below it is the queue's, declared on the auto-configured store
+   * before it is built, and may instead be declared as {@code
+   * onceonly.queues.<name>.concurrency-limit}; declared in both places with different values, the
+   * start is refused.
+   *
+   * @return 0, or between 1 and 100,000
+   */
+  int concurrencyLimit() default 0;
+
+  /**
+   * The most messages of one partition of the queue leased at once ({@code
+   * OnceOnlyBuilder.concurrencyLimitPerPartition}); {@code 0}, the default, for none declared here.
+   *
+   * @return 0, or between 1 and 100,000
+   */
+  int concurrencyLimitPerPartition() default 0;
+
+  /**
+   * The most messages of the queue claimed per sliding window, over every instance on the database
+   * ({@code OnceOnlyBuilder.rateLimit}), spelled {@code claims/window} with the window a Spring
+   * Boot duration: {@code "100/1m"}, {@code "5/500ms"}; empty, the default, for none declared here.
+   * Or {@code onceonly.queues.<name>.rate-limit}.
+   *
+   * @return the limit, or empty
+   */
+  String rateLimit() default "";
+
+  /**
+   * The most messages of one partition of the queue claimed per sliding window ({@code
+   * OnceOnlyBuilder.rateLimitPerPartition}), spelled as {@link #rateLimit()}; empty, the default,
+   * for none declared here.
+   *
+   * @return the limit, or empty
+   */
+  String rateLimitPerPartition() default "";
 }

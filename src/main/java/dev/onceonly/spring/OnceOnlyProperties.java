@@ -6,6 +6,7 @@ import dev.onceonly.OnceOnlyBuilder;
 import dev.onceonly.queue.RetryPolicy;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -37,6 +38,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param reconciler the scheduled reconciler
  * @param purge the scheduled retention
  * @param health the thresholds of the health indicator
+ * @param queues the limits of each queue, by the queue's name ({@code
+ *     onceonly.queues.payments.rate-limit=100/1m})
  */
 // Spring's types are the application's, which requires Spring itself: nothing to re-export.
 @SuppressWarnings("exports")
@@ -58,7 +61,8 @@ public record OnceOnlyProperties(
     @DefaultValue Workers workers,
     @DefaultValue Reconciler reconciler,
     @DefaultValue Purge purge,
-    @DefaultValue Health health) {
+    @DefaultValue Health health,
+    @DefaultValue Map<String, Queue> queues) {
 
   /**
    * Checks every value with the library's own checks, naming the property in the message.
@@ -80,6 +84,7 @@ public record OnceOnlyProperties(
    * @param reconciler the scheduled reconciler
    * @param purge the scheduled retention
    * @param health the thresholds of the health indicator
+   * @param queues the limits of each queue
    */
   public OnceOnlyProperties {
     List<String> operations = List.copyOf(safeToRepeat);
@@ -123,6 +128,8 @@ public record OnceOnlyProperties(
     if (health.maxDeadLetters != null && health.maxDeadLetters < 0) {
       throw new IllegalArgumentException("onceonly.health.max-dead-letters must be >= 0");
     }
+    queues = Map.copyOf(queues);
+    queues.forEach((name, q) -> check("onceonly.queues." + name, () -> q.apply(name, b)));
   }
 
   private static Object reconcilerBuilderCheck(Reconciler r) {
@@ -283,4 +290,40 @@ public record OnceOnlyProperties(
    */
   public record Health(
       Duration maxPendingIntentAge, Long maxUnknownOutcomes, Long maxDeadLetters) {}
+
+  /**
+   * The limits of one queue, over every instance on the database (each instance that serves the
+   * queue should declare the same). Unset values leave the queue unlimited in that respect.
+   *
+   * @param concurrencyLimit the most messages leased at once (OnceOnlyBuilder.concurrencyLimit)
+   * @param concurrencyLimitPerPartition the most messages of one partition leased at once
+   *     (OnceOnlyBuilder.concurrencyLimitPerPartition)
+   * @param rateLimit the most claims per sliding window, spelled {@code claims/window} with the
+   *     window a Spring Boot duration: {@code 100/1m}, {@code 5/500ms}, {@code 100/PT1M}
+   *     (OnceOnlyBuilder.rateLimit)
+   * @param rateLimitPerPartition the most claims of one partition per sliding window, spelled as
+   *     {@code rateLimit} (OnceOnlyBuilder.rateLimitPerPartition)
+   */
+  public record Queue(
+      Integer concurrencyLimit,
+      Integer concurrencyLimitPerPartition,
+      String rateLimit,
+      String rateLimitPerPartition) {
+    /** Declares these limits of {@code queue} on {@code b}, checked by the builder. */
+    Object apply(String queue, OnceOnlyBuilder b) {
+      if (concurrencyLimit != null) {
+        b.concurrencyLimit(queue, concurrencyLimit);
+      }
+      if (concurrencyLimitPerPartition != null) {
+        b.concurrencyLimitPerPartition(queue, concurrencyLimitPerPartition);
+      }
+      if (rateLimit != null) {
+        b.rateLimit(queue, QueueLimitSettings.rate(rateLimit));
+      }
+      if (rateLimitPerPartition != null) {
+        b.rateLimitPerPartition(queue, QueueLimitSettings.rate(rateLimitPerPartition));
+      }
+      return b;
+    }
+  }
 }

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.OnceOnly;
 import dev.onceonly.queue.Delivery;
+import dev.onceonly.queue.Message;
 import dev.onceonly.queue.RateLimit;
 import dev.onceonly.queue.Worker;
 import dev.onceonly.testing.Eventually;
+import dev.onceonly.testing.RateWindows;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -56,6 +58,77 @@ public class RateLimitContract extends QueueContractSupport {
   }
 
   /**
+   * A limit per partition holds each partition while the other partitions and the messages of no
+   * partition are claimed past it; the queue's own rate limit, declared too, bounds the total.
+   */
+  @Test
+  void aPartitionsLimitHoldsItWhileOthersGoOnAndTheQueuesLimitBoundsTheTotal() {
+    OnceOnly limited =
+        db.builder()
+            .rateLimitPerPartition(Q, RateLimit.of(2, Duration.ofHours(1)))
+            .rateLimit(Q, RateLimit.of(7, Duration.ofHours(1)))
+            .build();
+    try {
+      for (String p : List.of("hot", "cold")) {
+        for (int i = 0; i < 3; i++) {
+          limited.queue().send(Message.of(Q, p + "-" + i, i).partition(p)).orThrow();
+        }
+      }
+      for (int i = 0; i < 5; i++) {
+        limited.queue().send(Q, "none-" + i, i).orThrow();
+      }
+      List<Delivery> first = limited.queue().receive(Q, 100, Duration.ofMinutes(1));
+      assertThat(first).hasSize(7);
+      assertThat(first.stream().map(d -> d.lease().key()).toList())
+          .containsExactlyInAnyOrder(
+              "hot-0", "hot-1", "cold-0", "cold-1", "none-0", "none-1", "none-2");
+      assertThat(limited.queue().receive(Q, 100, Duration.ofMinutes(1))).isEmpty();
+      assertThat(limited.queue().rateLimitWait(Q)).isPositive();
+      assertThat(
+              db.count(
+                  "SELECT COUNT(*) FROM onceonly_messages WHERE queue = ? AND attempts = 0", Q))
+          .as("the four left waiting are due, never charged an attempt")
+          .isEqualTo(4);
+    } finally {
+      limited.close();
+    }
+  }
+
+  /**
+   * A concurrency limit and a rate limit both bound each claim, and priorities order what a claim
+   * takes as without them.
+   */
+  @Test
+  void aConcurrencyLimitAndARateLimitBothBoundEachClaimInPriorityOrder() {
+    OnceOnly limited =
+        db.builder()
+            .concurrencyLimit(Q, 2)
+            .rateLimit(Q, RateLimit.of(3, Duration.ofHours(1)))
+            .build();
+    try {
+      for (int i = 0; i < 4; i++) {
+        limited.queue().send(Q, "low-" + i, i).orThrow();
+      }
+      for (int i = 0; i < 2; i++) {
+        limited.queue().send(Message.of(Q, "high-" + i, i).priority(5)).orThrow();
+      }
+      List<Delivery> first = limited.queue().receive(Q, 100, Duration.ofMinutes(1));
+      assertThat(first.stream().map(d -> d.lease().key()).toList())
+          .as("two at once, the higher priority first")
+          .containsExactlyInAnyOrder("high-0", "high-1");
+      first.forEach(d -> limited.queue().ack(d.lease()).orThrow());
+      assertThat(limited.queue().receive(Q, 100, Duration.ofMinutes(1)))
+          .as("room for two leases, but one claim left in the window")
+          .hasSize(1);
+      assertThat(limited.queue().receive(Q, 100, Duration.ofMinutes(1))).isEmpty();
+      assertThat(db.count("SELECT COUNT(*) FROM onceonly_rate_claims WHERE queue = ?", Q))
+          .isEqualTo(3);
+    } finally {
+      limited.close();
+    }
+  }
+
+  /**
    * Two instances, four worker threads each, drain a backlog of {@value #WINDOWS} windows' worth.
    * Each message's claim time is read from its row while it is leased; every window of the run
    * (from any claim on) holds at most {@value #N} claims, and every whole window from the first
@@ -87,8 +160,8 @@ public class RateLimitContract extends QueueContractSupport {
     List<Long> times = new ArrayList<>(claimedAt);
     Collections.sort(times);
     assertThat(times).hasSize(N * WINDOWS);
-    int most = mostInAnyWindow(times);
-    int least = leastInAWholeWindow(times);
+    int most = RateWindows.mostInAnyWindow(times, WINDOW.toMillis());
+    int least = RateWindows.leastInAWholeWindow(times, WINDOW.toMillis());
     System.out.printf(
         "rate limit [%s]: N=%d window=%s, most in any window %d, least in a whole window %d%n",
         db, N, WINDOW, most, least);
@@ -106,34 +179,5 @@ public class RateLimitContract extends QueueContractSupport {
     return db.count(
         "SELECT " + db.millis("first_claimed_at") + " FROM onceonly_messages WHERE id = ?",
         d.lease().messageId());
-  }
-
-  /** The most claims in a window starting at any claim. */
-  private static int mostInAnyWindow(List<Long> times) {
-    int most = 0;
-    int end = 0;
-    for (int start = 0; start < times.size(); start++) {
-      while (end < times.size() && times.get(end) < times.get(start) + WINDOW.toMillis()) {
-        end++;
-      }
-      most = Math.max(most, end - start);
-    }
-    return most;
-  }
-
-  /** The fewest claims in the whole windows from the first claim up to the window of the last. */
-  private static int leastInAWholeWindow(List<Long> times) {
-    long first = times.get(0);
-    long w = WINDOW.toMillis();
-    int whole = (int) ((times.get(times.size() - 1) - first) / w);
-    int[] counts = new int[whole + 1];
-    for (long t : times) {
-      counts[(int) ((t - first) / w)]++;
-    }
-    int least = Integer.MAX_VALUE;
-    for (int k = 0; k < whole; k++) {
-      least = Math.min(least, counts[k]);
-    }
-    return least;
   }
 }

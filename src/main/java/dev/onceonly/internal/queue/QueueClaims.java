@@ -98,7 +98,9 @@ final class QueueClaims {
     Integer each = partitionLimits.get(queue);
     return new QueueLimits(
         all == null ? OptionalInt.empty() : OptionalInt.of(all),
-        each == null ? OptionalInt.empty() : OptionalInt.of(each));
+        each == null ? OptionalInt.empty() : OptionalInt.of(each),
+        java.util.Optional.ofNullable(rates.perQueue(queue)),
+        java.util.Optional.ofNullable(rates.perPartition(queue)));
   }
 
   /**
