@@ -33,6 +33,7 @@ import picocli.CommandLine.Spec;
       ReceiptsCommand.class,
       DeadLettersCommand.class,
       SchedulesCommand.class,
+      QueuesCommand.class,
       UnknownCommand.class,
       PurgeCommand.class,
       MigrateCommand.class,

@@ -33,6 +33,8 @@ final class Actions {
       case "/dead-letters/delete" -> delete(v);
       case "/dead-letters/bulk" -> new BulkAction(once).run(v);
       case "/queues/withdraw" -> withdraw(v);
+      case "/queues/pause" -> pauseQueue(v, true);
+      case "/queues/resume" -> pauseQueue(v, false);
       case "/unknown/resolve" -> resolve(v);
       case "/schedules/pause" -> pause(v, true);
       case "/schedules/resume" -> pause(v, false);
@@ -101,6 +103,21 @@ final class Actions {
     boolean done = pause ? once.schedules().pause(name) : once.schedules().resume(name);
     String what = pause ? "Paused" : "Resumed";
     return done(v, done ? what : "Unchanged (no such schedule in that state)", "schedule", name);
+  }
+
+  /**
+   * Pauses or resumes a queue for every instance; the pause is recorded as the signed-in actor's.
+   */
+  private String pauseQueue(View v, boolean pause) {
+    String queue = required(v, "queue");
+    String reason = v.param("reason").strip();
+    boolean done =
+        pause
+            ? once.queue().pause(queue, v.actor(), reason.isEmpty() ? null : reason)
+            : once.queue().resume(queue);
+    String unchanged = pause ? "it was paused already" : "it was not paused";
+    return done(
+        v, done ? (pause ? "Paused" : "Resumed") : "Unchanged (" + unchanged + ")", "queue", queue);
   }
 
   private String reconcile() {

@@ -10,11 +10,14 @@ import dev.onceonly.maintenance.QueuePage;
 import dev.onceonly.maintenance.QueuedMessage;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.queue.QueueLimits;
+import dev.onceonly.queue.QueuePause;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * The Queues pages: every queue's counts; one queue by priority and partition with its limits, its
- * live leases and its messages a page at a time; one message found by key, which may be withdrawn.
+ * The Queues pages: every queue's counts and the paused queues; one queue, paused or not (with the
+ * form that pauses or resumes it), by priority and partition with its limits, its live leases and
+ * its messages a page at a time; one message found by key, which may be withdrawn.
  */
 final class QueuesPage {
   /** Messages per page of one queue. */
@@ -42,6 +45,7 @@ final class QueuesPage {
     if (!queue.isEmpty()) {
       Html h = new Html().raw("<h1>Queue ").text(queue).raw("</h1><p>");
       h.link(v.base(), "/queues", "All queues").raw("</p>");
+      pauseState(h, v, queue);
       queue(h, v, queue);
       findForm(h, v.base(), queue, "");
       return h.toString();
@@ -57,6 +61,7 @@ final class QueuesPage {
     h.raw(", the deepest first; page <span id=\"page\">").text(page + 1).raw("</span> of ");
     h.text(pages).raw("</p>");
     table(h, v.base(), found.queues());
+    pausedTable(h, v.base());
     h.raw("<p class=\"pager\">");
     String filter =
         v.base() + "/queues?" + (name.isEmpty() ? "" : "name=" + Pages.encode(name) + "&");
@@ -82,6 +87,48 @@ final class QueuesPage {
       h.td(Html.count(q.deadLetters())).raw("</tr>");
     }
     h.raw("</table>");
+  }
+
+  /** Every paused queue, with who paused it, when and why (rows: every instance's pauses). */
+  private void pausedTable(Html h, String base) {
+    List<QueuePause> pauses = once.queue().pausedQueues();
+    h.raw("<h2>Paused queues</h2><p>").text(Html.count(pauses.size()));
+    h.raw(" paused: no instance claims their messages until they are resumed.</p>");
+    h.raw("<table id=\"paused-queues\"><tr><th>queue</th><th>paused by</th><th>paused at</th>");
+    h.raw("<th>reason</th></tr>");
+    for (QueuePause p : pauses) {
+      h.raw("<tr><td><a href=\"").text(base + "/queues?queue=" + Pages.encode(p.queue()));
+      h.raw("\">").text(p.queue()).raw("</a></td>").td(p.pausedBy()).td(p.pausedAt());
+      h.td(p.reason() == null ? "" : p.reason()).raw("</tr>");
+    }
+    h.raw("</table>");
+  }
+
+  /** One queue's pause, and the form that pauses or resumes it. */
+  private void pauseState(Html h, View v, String queue) {
+    Optional<QueuePause> pause = once.queue().paused(queue);
+    h.raw("<p id=\"pause\">");
+    if (pause.isPresent()) {
+      QueuePause p = pause.get();
+      h.raw("<strong>Paused</strong> by <span id=\"paused-by\">").text(p.pausedBy());
+      h.raw("</span> at <span id=\"paused-at\">").text(p.pausedAt()).raw("</span>, reason: ");
+      h.raw("<span id=\"pause-reason\">").text(p.reason() == null ? "(none given)" : p.reason());
+      h.raw("</span>. No instance claims its messages until it is resumed; the messages leased");
+      h.raw(" already are settled as usual.");
+    } else {
+      h.raw("Running: every instance claims its due messages.");
+    }
+    h.raw("</p>");
+    if (v.mayAct()) {
+      Pages.form(h, v, pause.isPresent() ? "/queues/resume" : "/queues/pause");
+      h.hiddenExact("queue", queue);
+      if (pause.isPresent()) {
+        h.raw("<button id=\"resume\">Resume</button></form>");
+      } else {
+        h.raw("<label>reason <input name=\"reason\" maxlength=\"1000\"></label> ");
+        h.raw("<button id=\"pause-queue\">Pause</button></form>");
+      }
+    }
   }
 
   private static void counts(Html h, StoreStatus.QueueCounts c) {

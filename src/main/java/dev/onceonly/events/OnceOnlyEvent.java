@@ -415,4 +415,26 @@ public sealed interface OnceOnlyEvent {
       Objects.requireNonNull(state, "state");
     }
   }
+
+  /**
+   * A queue was paused or resumed through this instance ({@code JobQueue.pause}, {@code resume}),
+   * published after the commit, only when the call changed something: pausing a paused queue or
+   * resuming a running one publishes nothing. The pause holds for every instance; the event is
+   * published by the one that made it.
+   *
+   * @param queue the queue
+   * @param change {@code paused} or {@code resumed}
+   */
+  record QueuePauseChanged(String queue, String change) implements OnceOnlyEvent {
+    /**
+     * Refuses nulls.
+     *
+     * @param queue see the record
+     * @param change see the record
+     */
+    public QueuePauseChanged {
+      Objects.requireNonNull(queue, "queue");
+      Objects.requireNonNull(change, "change");
+    }
+  }
 }

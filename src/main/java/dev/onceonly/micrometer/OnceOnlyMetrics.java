@@ -36,10 +36,11 @@ import java.util.function.Function;
  * ({@code operation}, {@code outcome}); {@code onceonly.groupcommit.batch.size}; {@code
  * onceonly.reconciler.intents} ({@code result}) and {@code onceonly.reconciler.pass.duration};
  * {@code onceonly.queue.ratelimit.use} and {@code onceonly.queue.ratelimit.wait} ({@code queue},
- * {@code scope}); {@code onceonly.workflow.runs} ({@code workflow}, {@code state}); {@code
- * onceonly.workflow.steps} and {@code onceonly.workflow.step.duration} ({@code workflow}, {@code
- * step}, {@code result}); {@code onceonly.events.dropped}. Tags hold operation and queue names and
- * fixed outcome words only: a scope or key is never a tag. Thread-safe.
+ * {@code scope}); {@code onceonly.queue.pauses} ({@code queue}, {@code change}); {@code
+ * onceonly.workflow.runs} ({@code workflow}, {@code state}); {@code onceonly.workflow.steps} and
+ * {@code onceonly.workflow.step.duration} ({@code workflow}, {@code step}, {@code result}); {@code
+ * onceonly.events.dropped}. Tags hold operation and queue names and fixed outcome words only: a
+ * scope or key is never a tag. Thread-safe.
  */
 // Micrometer's types are the application's: nothing to re-export.
 @SuppressWarnings("exports")
@@ -61,6 +62,7 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
   private final Family<Counter> workflowRuns;
   private final Family<DistributionSummary> rateLimitUse;
   private final Family<Timer> rateLimitWaits;
+  private final Family<Counter> pauses;
   private final ConcurrentMap<String, Family<Counter>> workflowSteps = new ConcurrentHashMap<>();
   private final ConcurrentMap<String, Family<Timer>> workflowStepDuration =
       new ConcurrentHashMap<>();
@@ -100,6 +102,7 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
         new Family<>("queue", "scope", t -> timer("onceonly.queue.ratelimit.wait", t));
     this.workflowRuns =
         new Family<>("workflow", "state", t -> counter("onceonly.workflow.runs", t));
+    this.pauses = new Family<>("queue", "change", t -> counter("onceonly.queue.pauses", t));
   }
 
   /** A step's two meters, found together by operation and outcome. */
@@ -179,6 +182,8 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
       if (!e.waitFor().isZero()) {
         rateLimitWaits.get(e.queue(), e.scope()).record(e.waitFor());
       }
+    } else if (event instanceof OnceOnlyEvent.QueuePauseChanged e) {
+      pauses.get(e.queue(), e.change()).increment();
     } else if (event instanceof OnceOnlyEvent.WorkflowRunChanged e) {
       workflowRuns.get(e.workflow(), e.state()).increment();
     } else if (event instanceof OnceOnlyEvent.WorkflowStepSettled e) {

@@ -344,6 +344,47 @@ public interface JobQueue {
   }
 
   /**
+   * Pauses a queue for every instance: from the commit on, no claim of any instance leases a
+   * message of it (the claims check the pause in their own statement), while the messages already
+   * leased are settled as usual (acknowledged, failed, renewed). Sends still queue messages. The
+   * pause is a row of the store, so it outlives restarts until {@link #resume}. A {@link Worker} of
+   * a paused queue stops claiming and checks the pause again at its {@code pauseCheck} interval. A
+   * claim that began before the pause committed may still lease.
+   *
+   * @param queue the queue's name
+   * @param pausedBy who pauses it, 1 to 255 characters, shown with the pause
+   * @param reason why, at most 1,000 characters; null for none
+   * @return {@code true} if this call paused it; {@code false} if it was paused already, in which
+   *     case the first pause (its author, time and reason) is kept unchanged
+   * @throws dev.onceonly.InvalidRequestException for a bad queue name, author or reason; nothing is
+   *     written
+   */
+  boolean pause(String queue, String pausedBy, String reason);
+
+  /**
+   * Resumes a paused queue: the next claims of every instance lease its due messages again.
+   *
+   * @param queue the queue's name
+   * @return {@code true} if it was paused; {@code false} (changing nothing) if it was not
+   */
+  boolean resume(String queue);
+
+  /**
+   * Reads the pause of a queue.
+   *
+   * @param queue the queue's name
+   * @return who paused it, when and why; empty if it is not paused
+   */
+  Optional<QueuePause> paused(String queue);
+
+  /**
+   * Lists every paused queue.
+   *
+   * @return the pauses, by queue name
+   */
+  List<QueuePause> pausedQueues();
+
+  /**
    * Counts the messages of a queue that wait or are in flight.
    *
    * @param queue the queue's name

@@ -35,7 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * lease is renewed every third of the lease time; if renewal finds the lease lost, the job is
  * cancelled. An idle worker polls with exponential backoff and wakes at once when a message is sent
  * through the same {@code OnceOnly} instance (a hint: a send inside a caller's transaction is found
- * by the next poll after it commits).
+ * by the next poll after it commits). A worker whose queue is paused ({@link JobQueue#pause})
+ * claims nothing and reads the pause again every {@link Builder#pauseCheck} until it is resumed.
  *
  * <p>A worker built with {@link #batchBuilder} gives the claimed jobs to a {@link BatchHandler}
  * instead, many at once in one transaction with their acknowledgements ({@link
@@ -88,6 +89,7 @@ public final class Worker implements AutoCloseable {
 
   private final JobOutcomes outcomes;
   private final RateWaits rateWaits;
+  private final PauseWaits pauseWaits;
   private volatile boolean running;
   private final java.util.concurrent.locks.ReentrantLock lifecycle =
       new java.util.concurrent.locks.ReentrantLock(); // not a monitor: close() waits, unpinned
@@ -116,6 +118,7 @@ public final class Worker implements AutoCloseable {
     this.executionTimeout = b.executionTimeout;
     this.rateWaits = new RateWaits(b.queue, b.queueName, b.idleMax);
     this.threadFactory = b.threadFactory;
+    this.pauseWaits = new PauseWaits(b.queue, b.queueName, b.pauseCheck);
   }
 
   /** A claimed job for a handler thread, or the signal to stop. */
@@ -246,8 +249,9 @@ public final class Worker implements AutoCloseable {
         deliveries = List.of();
       }
       if (deliveries.isEmpty()) {
-        if (rateWaits.sleptOut(settled, () -> running)) {
-          continue; // slept until the rate limit's window has room
+        if (rateWaits.sleptOut(settled, () -> running)
+            || pauseWaits.sleptOut(settled, () -> running)) {
+          continue; // slept until the rate limit's window has room, or the queue was resumed
         }
         if (!await(wakeups, idle)) {
           return;
@@ -574,24 +578,15 @@ public final class Worker implements AutoCloseable {
       settled.release();
       workerThreads.shutdown(
           shutdownTimeout,
-          new WorkerThreads.Steps() {
-            @Override
-            public void claimsStopped() {
-              releaseUnstarted();
-            }
-
-            @Override
-            public void handlersLate() {
-              List<Job> handling = inFlight.stream().filter(j -> !j.isHandedOver()).toList();
-              handling.forEach(job -> job.cancel("worker shutting down"));
-              handling.forEach(outcomes::release);
-            }
-
-            @Override
-            public void handlersEnded() {
-              for (int i = 0; i < completers(); i++) {
-                finishing.add(STOP); // after every handler: the last acknowledgements first
-              }
+          this::releaseUnstarted,
+          () -> {
+            List<Job> handling = inFlight.stream().filter(j -> !j.isHandedOver()).toList();
+            handling.forEach(job -> job.cancel("worker shutting down"));
+            handling.forEach(outcomes::release);
+          },
+          () -> {
+            for (int i = 0; i < completers(); i++) {
+              finishing.add(STOP); // after every handler: the last acknowledgements first
             }
           });
     } catch (InterruptedException e) {
@@ -640,6 +635,7 @@ public final class Worker implements AutoCloseable {
     private Duration idleMin = Duration.ofMillis(10);
     private Duration idleMax = Duration.ofSeconds(1);
     private Duration shutdownTimeout = Duration.ofSeconds(10);
+    private Duration pauseCheck = Duration.ofSeconds(1);
     private int prefetch = -1;
     private Duration executionTimeout;
     private ThreadFactory threadFactory;
@@ -714,6 +710,18 @@ public final class Worker implements AutoCloseable {
       }
       this.idleMin = min;
       this.idleMax = max;
+      return this;
+    }
+
+    /**
+     * Sets how often a worker whose queue is paused ({@link JobQueue#pause}) reads whether it was
+     * resumed, claiming nothing meanwhile; a resume is noticed within this time. Default 1 second.
+     *
+     * @param interval positive, at most 100 years
+     * @return this builder
+     */
+    public Builder pauseCheck(Duration interval) {
+      this.pauseCheck = Bounds.positive(interval, "pauseCheck");
       return this;
     }
 

@@ -65,24 +65,18 @@ final class WorkerThreads {
     return renewer;
   }
 
-  /** What the shutdown does between its steps. */
-  interface Steps {
-    /** After the claims stopped: releases the jobs no handler started, stops the handlers. */
-    void claimsStopped();
-
-    /** When handlers are still running at the timeout: cancels and releases their jobs. */
-    void handlersLate();
-
-    /** After the handlers ended: tells the completing threads to stop after what is queued. */
-    void handlersEnded();
-  }
-
   /**
-   * Shuts the threads down in order, each step waiting up to {@code timeout}.
+   * Shuts the threads down in order, each step waiting up to {@code timeout}: {@code claimsStopped}
+   * runs once the claims stopped (it releases the jobs no handler started and stops the handlers),
+   * {@code handlersLate} when handlers still run at the timeout (it cancels and releases their
+   * jobs), {@code handlersEnded} once they ended (it tells the completing threads to stop after
+   * what is queued).
    *
    * @throws InterruptedException if the calling thread is interrupted while waiting
    */
-  void shutdown(Duration timeout, Steps steps) throws InterruptedException {
+  void shutdown(
+      Duration timeout, Runnable claimsStopped, Runnable handlersLate, Runnable handlersEnded)
+      throws InterruptedException {
     long millis = timeout.toMillis();
     try {
       claimer.shutdown();
@@ -90,14 +84,14 @@ final class WorkerThreads {
         claimer.shutdownNow(); // interrupts a claim waiting for the store
         claimer.awaitTermination(millis, TimeUnit.MILLISECONDS);
       }
-      steps.claimsStopped();
+      claimsStopped.run();
       handlers.shutdown();
       if (!handlers.awaitTermination(millis, TimeUnit.MILLISECONDS)) {
-        steps.handlersLate();
+        handlersLate.run();
         handlers.shutdownNow();
         handlers.awaitTermination(millis, TimeUnit.MILLISECONDS);
       }
-      steps.handlersEnded();
+      handlersEnded.run();
       completer.shutdown();
       if (!completer.awaitTermination(millis, TimeUnit.MILLISECONDS)) {
         completer.shutdownNow(); // the store does not answer: the leases run out, then redelivery

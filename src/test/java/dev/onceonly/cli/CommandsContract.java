@@ -352,6 +352,64 @@ class CommandsContract {
   }
 
   @Test
+  void queuesArePausedListedAndResumedForEveryInstance() throws Exception {
+    try (OnceOnly once = store.builder().build()) {
+      once.queue().send("pausable", "m-1", 1).orThrow();
+    }
+    CliRun pause =
+        run("queues", "pause", "pausable", "--by", "ops@example", "--reason", "provider down");
+    assertThat(pause.status()).as("%s", pause).isZero();
+    assertThat(pause.out()).containsPattern("pausable +true +ops@example +\\S+ +provider down");
+    assertThat(
+            store.count(
+                "SELECT COUNT(*) FROM onceonly_queue_pauses WHERE queue = 'pausable'"
+                    + " AND paused_by = 'ops@example' AND reason = 'provider down'"))
+        .isOne();
+    CliRun again = run("queues", "pause", "pausable", "--by", "someone", "--reason", "other");
+    assertThat(again.status()).as("%s", again).isZero();
+    assertThat(again.out()).contains("already paused; the first pause is kept");
+    assertThat(again.out()).containsPattern("pausable +false +ops@example");
+    assertThat(run("queues", "pause", "idle").status()).isZero(); // a queue with no message
+
+    CliRun list = run("queues", "list");
+    assertThat(list.status()).as("%s", list).isZero();
+    assertThat(list.out())
+        .containsPattern("\\d+ queue\\(s\\), 2 paused")
+        .containsPattern("pausable +1 +0 +0 +0 +true +ops@example +\\S+ +provider down")
+        .containsPattern(
+            "idle +0 +0 +0 +0 +true +"
+                + java.util.regex.Pattern.quote(System.getProperty("user.name")));
+    JsonNode queues = json(run("queues", "list", "--json")).get("queues");
+    JsonNode pausable = null;
+    for (JsonNode q : queues) {
+      if (q.get("queue").asText().equals("pausable")) {
+        pausable = q;
+      }
+    }
+    assertThat(pausable).isNotNull();
+    assertThat(pausable.get("paused").asBoolean()).isTrue();
+    assertThat(pausable.get("pausedBy").asText()).isEqualTo("ops@example");
+    try (OnceOnly once = store.builder().build()) {
+      assertThat(once.queue().receive("pausable", 10, Duration.ofMinutes(1))).isEmpty();
+    }
+
+    CliRun tooLong = run("queues", "pause", "other", "--reason", "r".repeat(1001));
+    assertThat(tooLong.status()).as("%s", tooLong).isNotZero();
+    assertThat(tooLong.err()).startsWith("onceonly: ").contains("reason");
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_queue_pauses")).isEqualTo(2);
+
+    assertThat(run("queues", "resume", "pausable").status()).isZero();
+    CliRun notPaused = run("queues", "resume", "pausable");
+    assertThat(notPaused.status()).isEqualTo(3);
+    assertThat(notPaused.err()).startsWith("onceonly: no queue pausable that is paused");
+    assertThat(store.count("SELECT COUNT(*) FROM onceonly_queue_pauses WHERE queue = 'pausable'"))
+        .isZero();
+    try (OnceOnly once = store.builder().build()) {
+      assertThat(once.queue().receive("pausable", 10, Duration.ofMinutes(1))).hasSize(1);
+    }
+  }
+
+  @Test
   void unknownEffectsAreListedAndResolved() throws Exception {
     JsonNode list = json(run("unknown", "list", "--json")).get("unknown");
     assertThat(list).hasSize(1);
@@ -417,9 +475,9 @@ class CommandsContract {
     ContractDatabase fresh = database();
     CliRun created = on(fresh, "migrate");
     assertThat(created.status()).as("%s", created).isZero();
-    assertThat(created.out()).contains("from version 0 to 16");
-    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(16);
-    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 16)");
+    assertThat(created.out()).contains("from version 0 to 17");
+    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(17);
+    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 17)");
     assertThat(on(fresh, "status").out())
         .containsPattern("(?m)^messages +any queue: due +0$")
         .containsPattern("(?m)^dead_letters +none +0$")
@@ -431,8 +489,8 @@ class CommandsContract {
     CliRun older = on(fresh, "status");
     assertThat(older.status()).isEqualTo(5);
     assertThat(older.err())
-        .contains("is version 15, older than this tool's 16 (run `onceonly migrate`)");
-    assertThat(on(fresh, "migrate").out()).contains("from version 15 to 16");
+        .contains("is version 16, older than this tool's 17 (run `onceonly migrate`)");
+    assertThat(on(fresh, "migrate").out()).contains("from version 16 to 17");
 
     fresh.exec(
         "INSERT INTO onceonly_schema_version VALUES (99, 'V99__future.sql', "
@@ -445,7 +503,7 @@ class CommandsContract {
           .isEqualTo(
               "onceonly: the schema in "
                   + describe(fresh)
-                  + " is version 99, newer than this tool's 16; use a newer OnceOnly\n");
+                  + " is version 99, newer than this tool's 17; use a newer OnceOnly\n");
     }
   }
 

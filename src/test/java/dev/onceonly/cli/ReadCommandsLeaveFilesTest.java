@@ -65,6 +65,8 @@ class ReadCommandsLeaveFilesTest {
         new String[] {"receipts", "show", "s", "k-0", "--db", f},
         new String[] {"dead-letters", "list", "--db", f},
         new String[] {"schedules", "list", "--db", f},
+        new String[] {"queues", "list", "--db", f},
+        new String[] {"queues", "list", "--db", f, "--json"},
         new String[] {"workflows", "list", "--db", f},
         new String[] {"workflows", "list", "--state", "CANCELLED", "--db", f, "--json"},
         new String[] {"workflows", "show", "run-1", "--db", f});

@@ -43,7 +43,8 @@ public class MigrationContract extends ContractSupport {
           "V13__workflows.sql",
           "V14__workflow_trace.sql",
           "V15__status_probes.sql",
-          "V16__rate_limits.sql");
+          "V16__rate_limits.sql",
+          "V17__queue_pauses.sql");
 
   /** The version a migration's name gives ({@code V<n>__}). */
   static int version(String script) {
@@ -65,8 +66,13 @@ public class MigrationContract extends ContractSupport {
    */
   public static List<String> undoLatest(dev.onceonly.sql.Dialect dialect) {
     return List.of(
-        "DROP TABLE onceonly_rate_claims",
+        "DROP TABLE onceonly_queue_pauses",
         "DELETE FROM onceonly_schema_version WHERE version = " + LATEST);
+  }
+
+  /** What undoes version 16, the rate limits' claims. */
+  private static List<String> undoRateLimits() {
+    return List.of("DROP TABLE onceonly_rate_claims");
   }
 
   /** What undoes version 15, the status probes' columns of the claims. */
@@ -88,6 +94,7 @@ public class MigrationContract extends ContractSupport {
           "intents",
           "messages",
           "payloads",
+          "queue_pauses",
           "rate_claims",
           "receipts",
           "rejections",
@@ -349,7 +356,9 @@ public class MigrationContract extends ContractSupport {
     exec(
         java.util.stream.Stream.concat(
                 java.util.stream.Stream.concat(
-                    undoLatest(dialect()).stream(), undoStatusProbes(dialect()).stream()),
+                    java.util.stream.Stream.concat(
+                        undoLatest(dialect()).stream(), undoRateLimits().stream()),
+                    undoStatusProbes(dialect()).stream()),
                 java.util.stream.Stream.of(
                     "DELETE FROM onceonly_schema_version WHERE version >= 13",
                     "DROP TABLE onceonly_workflow_steps",

@@ -51,6 +51,7 @@ class SqlInjectionTest {
           "onceonly_intents",
           "onceonly_messages",
           "onceonly_payloads",
+          "onceonly_queue_pauses",
           "onceonly_rate_claims",
           "onceonly_receipts",
           "onceonly_rejections",

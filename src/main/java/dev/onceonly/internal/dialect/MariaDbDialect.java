@@ -295,10 +295,12 @@ final class MariaDbDialect implements SqlDialect {
    * reaches them through the due index or the priority one.
    */
   @Override
-  public String claim(String m, boolean oldestFirst) {
+  public String claim(String m, String pauses, boolean oldestFirst) {
     return "SELECT id FROM "
         + m
-        + " WHERE queue = ? AND deliver_at <= ? ORDER BY "
+        + " WHERE queue = ? AND deliver_at <= ? AND "
+        + SqlDialect.unpaused(pauses, m + ".queue")
+        + " ORDER BY "
         + (oldestFirst ? "" : "priority DESC, ")
         + "deliver_at, id LIMIT ? FOR UPDATE SKIP LOCKED";
   }

@@ -135,10 +135,13 @@ final class PostgresDialect implements SqlDialect {
    * them: a sequential scan of the whole backlog for each claim.
    */
   @Override
-  public String claim(String m, boolean oldestFirst) {
+  public String claim(String m, String pauses, boolean oldestFirst) {
+    // A paused queue leaves a empty: every condition on its queue is then on null, and none holds.
     String args =
-        "a AS (SELECT CAST(? AS TEXT) AS queue, CAST(? AS TIMESTAMPTZ) AS now,"
-            + " CAST(? AS INTEGER) AS n)";
+        "b AS (SELECT CAST(? AS TEXT) AS queue, CAST(? AS TIMESTAMPTZ) AS now,"
+            + " CAST(? AS INTEGER) AS n), a AS (SELECT queue, now, n FROM b WHERE "
+            + SqlDialect.unpaused(pauses, "b.queue")
+            + ")";
     String queue = "(SELECT queue FROM a)";
     String n = "(SELECT n FROM a)";
     String due =

@@ -139,9 +139,21 @@ public interface SqlDialect {
    * queue, highest priority first and oldest first within one (or, if {@code oldestFirst}, oldest
    * first whatever their priority), at most a given number, moved to the end of their lease with
    * their fence and attempts bumped, returning {@code id, message_key, payload, payload_ref, fence,
-   * attempts, created_at, last_error, priority}. Parameters are bound by {@link #bindClaim}.
+   * attempts, created_at, last_error, priority}. A queue with a row in {@code pauses} (see {@link
+   * #unpaused}) has no due message: the claim leases nothing, in the same statement. Parameters are
+   * bound by {@link #bindClaim}.
    */
-  String claim(String messages, boolean oldestFirst);
+  String claim(String messages, String pauses, boolean oldestFirst);
+
+  /**
+   * {@return the condition that the queue named by {@code queue} (a column or an expression of the
+   * claim) has no row in the table {@code pauses}}: the pause of a queue, checked in the claim's
+   * own statement. A plain read, never a locking one, so pausing and resuming never wait for
+   * claims.
+   */
+  static String unpaused(String pauses, String queue) {
+    return "NOT EXISTS (SELECT 1 FROM " + pauses + " z WHERE z.queue = " + queue + ")";
+  }
 
   /** Binds the parameters of {@link #claim}; instants in epoch milliseconds. */
   void bindClaim(PreparedStatement ps, String queue, long now, int max, long until)

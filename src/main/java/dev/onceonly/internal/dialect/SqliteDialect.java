@@ -106,14 +106,16 @@ final class SqliteDialect implements SqlDialect {
   }
 
   @Override
-  public String claim(String m, boolean oldestFirst) {
+  public String claim(String m, String pauses, boolean oldestFirst) {
     return "UPDATE "
         + m
         + " SET deliver_at = ?, fence = fence + 1, attempts = attempts + 1, leased = 1,"
         + " first_claimed_at = COALESCE(first_claimed_at, ?)"
         + " WHERE id IN (SELECT id FROM "
         + m
-        + " WHERE queue = ? AND deliver_at <= ? ORDER BY "
+        + " WHERE queue = ? AND deliver_at <= ? AND "
+        + SqlDialect.unpaused(pauses, m + ".queue")
+        + " ORDER BY "
         + (oldestFirst ? "" : "priority DESC, ")
         + "deliver_at, id LIMIT ?)"
         + " RETURNING id, message_key, payload, payload_ref, fence, attempts, created_at,"

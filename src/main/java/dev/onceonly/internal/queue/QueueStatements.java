@@ -65,12 +65,13 @@ final class QueueStatements {
                 + " priority, traceparent, partition_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             "queue, message_key");
     messageFingerprint = "SELECT fingerprint FROM " + m + " WHERE queue = ? AND message_key = ?";
-    claim = dialect.claim(m, false);
-    claimOldest = dialect.claim(m, true);
-    partitionWindow = partitionWindow(m, dialect, false, null);
-    partitionWindowOldest = partitionWindow(m, dialect, true, null);
-    partitionWindowRated = partitionWindow(m, dialect, false, p + "rate_claims");
-    partitionWindowRatedOldest = partitionWindow(m, dialect, true, p + "rate_claims");
+    String pauses = p + "queue_pauses";
+    claim = dialect.claim(m, pauses, false);
+    claimOldest = dialect.claim(m, pauses, true);
+    partitionWindow = partitionWindow(m, pauses, dialect, false, null);
+    partitionWindowOldest = partitionWindow(m, pauses, dialect, true, null);
+    partitionWindowRated = partitionWindow(m, pauses, dialect, false, p + "rate_claims");
+    partitionWindowRatedOldest = partitionWindow(m, pauses, dialect, true, p + "rate_claims");
     partitionLeases =
         "SELECT partition_key, COUNT(*) FROM "
             + m
@@ -194,13 +195,15 @@ final class QueueStatements {
    * the claim order's index instead of sorting every due message. Parameters: the queue, now, the
    * queue, now, the limit, how many. With {@code rateClaims}, the partitions whose rate window is
    * full are left out too, with three more parameters before how many: the queue, the window's
-   * start, the rate limit.
+   * start, the rate limit. A paused queue (a row in {@code pauses}) has none.
    */
   private static String partitionWindow(
-      String m, SqlDialect dialect, boolean oldestFirst, String rateClaims) {
+      String m, String pauses, SqlDialect dialect, boolean oldestFirst, String rateClaims) {
     return "SELECT x.id, x.partition_key FROM "
         + m
         + " x WHERE x.queue = ? AND "
+        + SqlDialect.unpaused(pauses, "x.queue")
+        + " AND "
         + dialect.notIndexed("x.deliver_at")
         + " <= ? AND (x.partition_key IS NULL OR x.partition_key NOT IN (SELECT b.partition_key"
         + " FROM "

@@ -21,6 +21,7 @@ import dev.onceonly.queue.JobQueue;
 import dev.onceonly.queue.Lease;
 import dev.onceonly.queue.Message;
 import dev.onceonly.queue.QueueLimits;
+import dev.onceonly.queue.QueuePause;
 import dev.onceonly.queue.QueueResult;
 import dev.onceonly.queue.RetryPolicy;
 import dev.onceonly.queue.SendConflictException;
@@ -63,6 +64,8 @@ public final class SqlJobQueue implements JobQueue {
   private final QueueEvents published;
   private final QueueBatches batches;
   private final QueueRenewals renewals;
+  private final QueuePauses pauses;
+  private final QueueReads reads;
   private final java.util.concurrent.atomic.AtomicReference<DeadLetterHook> deadLetterHook;
 
   /**
@@ -139,6 +142,8 @@ public final class SqlJobQueue implements JobQueue {
     this.published = new QueueEvents(core.events(), signals, claims);
     this.batches = new QueueBatches(core.database(), this::ackEach, published);
     this.renewals = new QueueRenewals(core, sql, claims);
+    this.pauses = new QueuePauses(core, prefix, signals);
+    this.reads = new QueueReads(core, sql);
   }
 
   /** Returns a view of this queue with another retry policy, sharing its schedules. */
@@ -746,35 +751,35 @@ public final class SqlJobQueue implements JobQueue {
   }
 
   @Override
+  public boolean pause(String queue, String pausedBy, String reason) {
+    return pauses.pause(queue, pausedBy, reason);
+  }
+
+  @Override
+  public boolean resume(String queue) {
+    return pauses.resume(queue);
+  }
+
+  @Override
+  public Optional<QueuePause> paused(String queue) {
+    return pauses.find(queue);
+  }
+
+  @Override
+  public List<QueuePause> pausedQueues() {
+    return pauses.list();
+  }
+
+  @Override
   public long depth(String queue) {
     check("queue", queue, QUEUE);
-    return core.database().read(c -> longQuery(c, sql.depth, queue));
+    return reads.depth(queue);
   }
 
   @Override
   public Optional<Instant> nextDue(String queue) {
     check("queue", queue, QUEUE);
-    return core.database()
-        .read(
-            c -> {
-              try (PreparedStatement ps = c.prepareStatement(sql.nextDue)) {
-                ps.setString(1, queue);
-                try (ResultSet rs = ps.executeQuery()) {
-                  rs.next();
-                  return Optional.ofNullable(times.getNullable(rs, 1)).map(Instant::ofEpochMilli);
-                }
-              }
-            });
-  }
-
-  private static long longQuery(Connection c, String statement, String arg) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(statement)) {
-      ps.setString(1, arg);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
+    return reads.nextDue(queue);
   }
 
   @Override

@@ -68,7 +68,9 @@ class PostgresClaimPlanTest {
       }
       SqlDialect dialect = SqlDialect.of(Dialect.POSTGRESQL);
       for (boolean oldestFirst : new boolean[] {false, true}) {
-        long most = mostRowsOfAnyStep(dialect.claim("onceonly_messages", oldestFirst), dialect);
+        long most =
+            mostRowsOfAnyStep(
+                dialect.claim("onceonly_messages", "onceonly_queue_pauses", oldestFirst), dialect);
         assertThat(most)
             .as("rows of the busiest plan step, oldest first %s, claiming %d", oldestFirst, CLAIM)
             .isLessThanOrEqualTo(4L * CLAIM);
