@@ -4,6 +4,7 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.dashboard.DashboardServlet;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
@@ -51,7 +52,8 @@ final class DashboardHttp implements AutoCloseable {
    */
   static DashboardHttp start(DashboardServlet servlet, String host, int port, OnceOnly once) {
     Server server = new Server();
-    ServerConnector connector = new ServerConnector(server);
+    ServerConnector connector =
+        new ServerConnector(server, new HttpConnectionFactory(DashboardJetty.httpConfiguration()));
     connector.setHost(host);
     connector.setPort(port);
     server.addConnector(connector);
@@ -59,7 +61,9 @@ final class DashboardHttp implements AutoCloseable {
     // a bulk action's confirmation carries the dead letters it reviewed, up to 1,000 of them
     context.setMaxFormContentSize(2 * 1024 * 1024);
     context.addServlet(new ServletHolder(servlet), "/*");
-    server.setHandler(context);
+    context.setErrorHandler(DashboardJetty.errorHandler());
+    server.setErrorHandler(DashboardJetty.errorHandler());
+    server.setHandler(DashboardJetty.guarded(context));
     server.setStopAtShutdown(false); // the hook below stops it, and closes the store after it
     DashboardHttp http = new DashboardHttp(server, connector, once);
     try {
