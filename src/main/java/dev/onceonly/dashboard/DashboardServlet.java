@@ -310,12 +310,7 @@ public final class DashboardServlet extends HttpServlet {
         String value = exact(name);
         if (!value.isEmpty()) {
           out.append(out.isEmpty() ? "" : ", ").append(name).append('=');
-          for (char c : value.toCharArray()) {
-            out.append(
-                Html.invisible(c)
-                    ? String.format(java.util.Locale.ROOT, "\\u{%04X}", (int) c)
-                    : String.valueOf(c));
-          }
+          out.append(Html.visible(value));
         }
       }
       return out.toString();
