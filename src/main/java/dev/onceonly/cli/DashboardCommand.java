@@ -55,9 +55,9 @@ final class DashboardCommand implements Callable<Integer> {
     }
     DashboardHttp.checkPresent();
     String token = DashboardServlet.newAccessToken();
-    // Writable even with --read-only: reading the Unknown outcomes page turns claims whose lease
-    // ran out into UNKNOWN (as `unknown list` does), which a read-only connection would refuse.
-    OnceOnly once = target.openToWrite();
+    // No page writes on GET (the Unknown outcomes page lists without sweeping), so a read-only
+    // dashboard opens the store as the read commands do: a SQLite file read-only.
+    OnceOnly once = readOnly ? target.open() : target.openToWrite();
     DashboardServlet servlet =
         DashboardServlet.builder(once).readOnly(readOnly).accessToken(token).build();
     try (DashboardHttp http = DashboardHttp.start(servlet, host, port, once)) {

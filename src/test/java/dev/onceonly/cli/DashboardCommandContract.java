@@ -143,6 +143,51 @@ class DashboardCommandContract {
     assertThat(store.count("SELECT COUNT(*) FROM onceonly_dead_letters")).isOne();
   }
 
+  /**
+   * The prepared claim's lease ran out long ago without a report: a sweep would make it {@code
+   * UNKNOWN}. Reading the Unknown outcomes page sweeps nothing, on a dashboard that may act as on a
+   * read-only one; and a read-only dashboard opens a SQLite file read-only, leaving its bytes,
+   * modification time and neighbouring files as they were.
+   */
+  @Test
+  void readingTheUnknownPageSweepsNothingAndReadOnlyLeavesTheFileAsItWas() throws Exception {
+    String claimed = "SELECT COUNT(*) FROM onceonly_claims WHERE state = 'IN_PROGRESS'";
+    assertThat(store.count(claimed)).isOne();
+    for (boolean readOnly : new boolean[] {false, true}) {
+      String before = fileState();
+      DashboardRun dashboard = readOnly ? start("--read-only") : start();
+      HttpClient browser = browser();
+      get(browser, dashboard.url);
+      HttpResponse<String> page = get(browser, dashboard.base() + "unknown");
+      assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+      assertThat(page.body()).contains("0 waiting for a decision");
+      assertThat(dashboard.stop()).isZero();
+      assertThat(store.count(claimed)).as("read-only %s", readOnly).isOne();
+      if (readOnly) {
+        assertThat(fileState()).isEqualTo(before);
+      }
+    }
+  }
+
+  /** On SQLite, the file's SHA-256, modification time and which neighbouring files exist. */
+  private String fileState() throws Exception {
+    if (!(store instanceof SqliteContractDatabase sqlite)) {
+      return "";
+    }
+    Path file = sqlite.file();
+    StringBuilder s =
+        new StringBuilder(
+            java.util.HexFormat.of()
+                .formatHex(
+                    java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(Files.readAllBytes(file))));
+    s.append(' ').append(Files.getLastModifiedTime(file));
+    for (String suffix : List.of("-wal", "-shm", "-journal")) {
+      s.append(' ').append(suffix).append(Files.exists(Path.of(file + suffix)));
+    }
+    return s.toString();
+  }
+
   @Test
   void aMissingFileIsATypedErrorAndIsNotCreated() {
     assumeTrue(store instanceof SqliteContractDatabase);
