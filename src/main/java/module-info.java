@@ -16,6 +16,8 @@ module dev.onceonly {
   requires static org.junit.jupiter.api;
   requires static jakarta.servlet;
   requires static org.eclipse.jetty.server;
+  requires static org.eclipse.jetty.http;
+  requires static org.eclipse.jetty.util;
   requires static org.eclipse.jetty.ee10.servlet;
   requires static micrometer.core;
   requires static io.opentelemetry.api;

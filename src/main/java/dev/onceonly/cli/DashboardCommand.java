@@ -33,7 +33,8 @@ final class DashboardCommand implements Callable<Integer> {
       defaultValue = "127.0.0.1",
       description =
           "the address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0 for"
-              + " every interface, the token still required)")
+              + " every interface, the token still required); beyond loopback, TLS unless"
+              + " --insecure-http")
   String host;
 
   @Option(
@@ -42,6 +43,34 @@ final class DashboardCommand implements Callable<Integer> {
       defaultValue = "0",
       description = "the port to listen on, 0 for a free one (default: ${DEFAULT-VALUE})")
   int port;
+
+  @Option(
+      names = "--insecure-http",
+      description =
+          "serve plain HTTP beyond loopback (the token and its cookie travel in clear); without it"
+              + " a --host other than loopback is served over TLS")
+  boolean insecureHttp;
+
+  @Option(
+      names = "--keystore",
+      paramLabel = "FILE",
+      description =
+          "serve TLS with the key and certificate of this PKCS#12 or JKS file (default beyond"
+              + " loopback: a self-signed certificate made for the run, its SHA-256 printed)")
+  java.nio.file.Path keystore;
+
+  @Option(
+      names = "--keystore-password",
+      paramLabel = "PASSWORD",
+      description = "the password of --keystore and of its key")
+  String keystorePassword;
+
+  @Option(
+      names = "--trust-forwarded",
+      description =
+          "take X-Forwarded-Proto and Forwarded from the request (behind a TLS proxy of yours):"
+              + " a request they say came over HTTPS gets Secure cookies")
+  boolean trustForwarded;
 
   @Option(
       names = "--read-only",
@@ -54,14 +83,15 @@ final class DashboardCommand implements Callable<Integer> {
       throw new CliException(CliException.USAGE, "--port must be 0 to 65535: " + port);
     }
     DashboardHttp.checkPresent();
+    PrintWriter err = spec.commandLine().getErr();
+    DashboardTls tls = tls(err);
     String token = DashboardServlet.newAccessToken();
-    // Writable even with --read-only: reading the Unknown outcomes page turns claims whose lease
-    // ran out into UNKNOWN (as `unknown list` does), which a read-only connection would refuse.
-    OnceOnly once = target.openToWrite();
+    // No page writes on GET (the Unknown outcomes page lists without sweeping), so a read-only
+    // dashboard opens the store as the read commands do: a SQLite file read-only.
+    OnceOnly once = readOnly ? target.open() : target.openToWrite();
     DashboardServlet servlet =
         DashboardServlet.builder(once).readOnly(readOnly).accessToken(token).build();
-    try (DashboardHttp http = DashboardHttp.start(servlet, host, port, once)) {
-      PrintWriter err = spec.commandLine().getErr();
+    try (DashboardHttp http = DashboardHttp.start(servlet, host, port, once, tls, trustForwarded)) {
       err.println(
           "onceonly: the dashboard of "
               + target.describe()
@@ -74,5 +104,38 @@ final class DashboardCommand implements Callable<Integer> {
       http.awaitStop();
     }
     return 0;
+  }
+
+  /**
+   * Decides how the dashboard is served: over TLS with --keystore, or beyond loopback without
+   * --insecure-http (a self-signed certificate then); says on stderr what a stranger on the network
+   * may see.
+   */
+  private DashboardTls tls(PrintWriter err) {
+    boolean loopback = DashboardTls.loopback(host);
+    if (DashboardTls.wildcard(host)) {
+      err.println(
+          "onceonly: warning: listening on every interface ("
+              + host
+              + "): anyone who can reach this machine can try the dashboard's port");
+    }
+    if (keystore != null) {
+      return DashboardTls.load(keystore, keystorePassword);
+    }
+    if (loopback) {
+      return null;
+    }
+    if (insecureHttp) {
+      err.println(
+          "onceonly: warning: plain HTTP beyond loopback (--insecure-http): the access token and"
+              + " its cookie travel in clear");
+      return null;
+    }
+    DashboardTls made = DashboardTls.selfSigned(host);
+    err.println(
+        "onceonly: TLS with a self-signed certificate made for this run; check the browser's"
+            + " warning against its SHA-256 fingerprint: "
+            + made.fingerprint());
+    return made;
   }
 }

@@ -4,8 +4,14 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.dashboard.DashboardServlet;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.ForwardedRequestCustomizer;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 /**
  * The embedded Jetty of {@code onceonly dashboard}, kept apart from the command so that picocli can
@@ -20,12 +26,14 @@ final class DashboardHttp implements AutoCloseable {
   private final ServerConnector connector;
   private final OnceOnly once;
   private final Thread hook;
+  private final boolean tls;
   private boolean stopped;
 
-  private DashboardHttp(Server server, ServerConnector connector, OnceOnly once) {
+  private DashboardHttp(Server server, ServerConnector connector, OnceOnly once, boolean tls) {
     this.server = server;
     this.connector = connector;
     this.once = once;
+    this.tls = tls;
     this.hook = new Thread(this::stop, "onceonly-dashboard-shutdown");
   }
 
@@ -50,8 +58,45 @@ final class DashboardHttp implements AutoCloseable {
    * closed and nothing is left listening.
    */
   static DashboardHttp start(DashboardServlet servlet, String host, int port, OnceOnly once) {
+    return start(servlet, host, port, once, null, false);
+  }
+
+  /**
+   * Serves {@code servlet} as {@link #start(DashboardServlet, String, int, OnceOnly)} does, over
+   * TLS when {@code tls} is given; with {@code trustForwarded}, a request whose {@code
+   * X-Forwarded-Proto} (or {@code Forwarded}) says HTTPS counts as secure, as behind a TLS proxy.
+   */
+  static DashboardHttp start(
+      DashboardServlet servlet,
+      String host,
+      int port,
+      OnceOnly once,
+      DashboardTls tls,
+      boolean trustForwarded) {
     Server server = new Server();
-    ServerConnector connector = new ServerConnector(server);
+    HttpConfiguration config = DashboardJetty.httpConfiguration();
+    if (trustForwarded) {
+      config.addCustomizer(new ForwardedRequestCustomizer());
+    }
+    ServerConnector connector;
+    if (tls == null) {
+      connector = new ServerConnector(server, new HttpConnectionFactory(config));
+    } else {
+      SecureRequestCustomizer secure = new SecureRequestCustomizer();
+      secure.setSniHostCheck(false); // the certificate names this machine, the URL may not
+      config.addCustomizer(secure);
+      SslContextFactory.Server ssl = new SslContextFactory.Server();
+      ssl.setKeyStore(tls.keyStore());
+      ssl.setKeyStorePassword(tls.password());
+      connector =
+          new ServerConnector(
+              server, new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(config));
+    }
+    DashboardHttp http = new DashboardHttp(server, connector, once, tls != null);
+    return http.serve(servlet, host, port);
+  }
+
+  private DashboardHttp serve(DashboardServlet servlet, String host, int port) {
     connector.setHost(host);
     connector.setPort(port);
     server.addConnector(connector);
@@ -59,9 +104,11 @@ final class DashboardHttp implements AutoCloseable {
     // a bulk action's confirmation carries the dead letters it reviewed, up to 1,000 of them
     context.setMaxFormContentSize(2 * 1024 * 1024);
     context.addServlet(new ServletHolder(servlet), "/*");
-    server.setHandler(context);
+    context.setErrorHandler(DashboardJetty.errorHandler());
+    server.setErrorHandler(DashboardJetty.errorHandler());
+    server.setHandler(DashboardJetty.guarded(context));
     server.setStopAtShutdown(false); // the hook below stops it, and closes the store after it
-    DashboardHttp http = new DashboardHttp(server, connector, once);
+    DashboardHttp http = this;
     try {
       server.start();
     } catch (Exception e) {
@@ -76,9 +123,9 @@ final class DashboardHttp implements AutoCloseable {
 
   /** {@return the dashboard's URL, with the port the server got} */
   String url() {
-    String h = connector.getHost();
+    String h = DashboardTls.usableHost(connector.getHost());
     String shown = h.contains(":") ? "[" + h + "]" : h;
-    return "http://" + shown + ":" + connector.getLocalPort() + "/";
+    return (tls ? "https://" : "http://") + shown + ":" + connector.getLocalPort() + "/";
   }
 
   /**

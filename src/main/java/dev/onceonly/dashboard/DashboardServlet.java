@@ -4,6 +4,7 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.OnceOnlyException;
 import dev.onceonly.Reconciler;
 import dev.onceonly.maintenance.Audit;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -12,8 +13,10 @@ import java.io.InputStream;
 import java.io.Serial;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -45,6 +48,8 @@ public final class DashboardServlet extends HttpServlet {
   private static final System.Logger LOG = System.getLogger("dev.onceonly.dashboard");
   private static final String CSP =
       "default-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST");
+  private static final String ALLOW = "GET, HEAD, POST";
 
   private final transient Pages pages;
   private final transient Actions actions;
@@ -78,6 +83,42 @@ public final class DashboardServlet extends HttpServlet {
    */
   public static String newAccessToken() {
     return Guard.newToken();
+  }
+
+  /**
+   * {@return the headers every answer of the dashboard carries (its Content-Security-Policy and the
+   * rest), for the error pages of the server it runs in to carry them too}
+   */
+  public static Map<String, String> securityHeaders() {
+    Map<String, String> h = new LinkedHashMap<>();
+    h.put("Content-Security-Policy", CSP);
+    h.put("X-Content-Type-Options", "nosniff");
+    h.put("Referrer-Policy", "no-referrer");
+    h.put("Cache-Control", "no-store");
+    h.put("X-Frame-Options", "DENY");
+    return h;
+  }
+
+  /**
+   * {@return the methods the dashboard answers, as an {@code Allow} header lists them: {@code GET,
+   * HEAD, POST}; every other one (TRACE, which would echo its cookies, OPTIONS, PUT...) is refused
+   * with 405}
+   */
+  public static String allowedMethods() {
+    return ALLOW;
+  }
+
+  /** Refuses, with 405, every method but GET, HEAD and POST, before anything is read. */
+  @Override
+  protected void service(HttpServletRequest req, HttpServletResponse res)
+      throws ServletException, IOException {
+    if (METHODS.contains(req.getMethod())) {
+      super.service(req, res);
+      return;
+    }
+    secure(res);
+    res.setHeader("Allow", ALLOW);
+    refuse(res, 405, req.getMethod() + " is not a method of this dashboard: " + ALLOW);
   }
 
   @Override
@@ -182,11 +223,7 @@ public final class DashboardServlet extends HttpServlet {
   }
 
   private static void secure(HttpServletResponse res) {
-    res.setHeader("Content-Security-Policy", CSP);
-    res.setHeader("X-Content-Type-Options", "nosniff");
-    res.setHeader("Referrer-Policy", "no-referrer");
-    res.setHeader("Cache-Control", "no-store");
-    res.setHeader("X-Frame-Options", "DENY");
+    securityHeaders().forEach(res::setHeader);
   }
 
   private static void refuse(HttpServletResponse res, int status, String why) throws IOException {
@@ -273,12 +310,7 @@ public final class DashboardServlet extends HttpServlet {
         String value = exact(name);
         if (!value.isEmpty()) {
           out.append(out.isEmpty() ? "" : ", ").append(name).append('=');
-          for (char c : value.toCharArray()) {
-            out.append(
-                Html.invisible(c)
-                    ? String.format(java.util.Locale.ROOT, "\\u{%04X}", (int) c)
-                    : String.valueOf(c));
-          }
+          out.append(Html.visible(value));
         }
       }
       return out.toString();

@@ -7,9 +7,10 @@ import java.util.Optional;
 
 /**
  * Builds one HTML page. Every value shown goes through {@link #text}: payloads, errors and keys are
- * user data, so markup characters become entities and invisible characters (controls, bidi
- * overrides, lone surrogates) are shown by code point, {@code \\u{202E}} for U+202E, instead of
- * acting on the page.
+ * user data, so markup characters become entities and invisible code points (controls, bidi
+ * overrides, tag characters, unassigned ones, lone surrogates) are shown by code point, {@code
+ * \\u{202E}} for U+202E and {@code \\u{E0041}} for U+E0041, instead of acting on the page or hiding
+ * there.
  */
 final class Html {
   /** The most characters of a payload or result shown; the rest is cut and counted. */
@@ -87,49 +88,54 @@ final class Html {
 
   /** Writes {@code s} as HTML text (also safe inside a double-quoted attribute). */
   static void escape(StringBuilder out, String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
+    for (int i = 0; i < s.length(); ) {
+      int cp = s.codePointAt(i); // a lone surrogate comes back as itself
+      i += Character.charCount(cp);
+      switch (cp) {
         case '&' -> out.append("&amp;");
         case '<' -> out.append("&lt;");
         case '>' -> out.append("&gt;");
         case '"' -> out.append("&quot;");
         case '\'' -> out.append("&#39;");
-        default -> {
-          if (Character.isHighSurrogate(c)
-              && i + 1 < s.length()
-              && Character.isLowSurrogate(s.charAt(i + 1))) {
-            out.append(c).append(s.charAt(++i));
-          } else if (invisible(c)) {
-            out.append(String.format(Locale.ROOT, "\\u{%04X}", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
+        default -> visible(out, cp);
       }
     }
   }
 
+  /** {@return {@code s} with each invisible code point written as its escape, for a log line} */
+  static String visible(String s) {
+    StringBuilder out = new StringBuilder(s.length());
+    s.codePoints().forEach(cp -> visible(out, cp));
+    return out.toString();
+  }
+
+  private static void visible(StringBuilder out, int cp) {
+    if (invisible(cp)) {
+      out.append(String.format(Locale.ROOT, "\\u{%04X}", cp));
+    } else {
+      out.appendCodePoint(cp);
+    }
+  }
+
   /**
-   * Whether a character would act on the page or hide there: C0 and C1 controls and DEL, the format
-   * characters of the Basic Multilingual Plane (bidi marks, embeddings, overrides and isolates,
-   * zero-width and invisible ones, the soft hyphen), and surrogates not in a pair.
+   * Whether a code point would act on the page or hide there, by its general category: controls
+   * (C0, C1, DEL), format characters anywhere in Unicode (bidi marks, embeddings, overrides and
+   * isolates, zero-width ones, the soft hyphen, the tag characters U+E0000 to U+E007F), unassigned
+   * and private-use code points (no font draws them alike), surrogates not in a pair, and the line
+   * and paragraph separators.
    */
-  static boolean invisible(char c) {
-    return c < 0x20
-        || (c >= 0x7F && c <= 0x9F)
-        || c == 0xAD
-        || (c >= 0x0600 && c <= 0x0605)
-        || c == 0x061C
-        || c == 0x06DD
-        || c == 0x070F
-        || c == 0x180E
-        || (c >= 0x200B && c <= 0x200F)
-        || (c >= 0x202A && c <= 0x202E)
-        || (c >= 0x2060 && c <= 0x206F)
-        || c == 0xFEFF
-        || (c >= 0xFFF9 && c <= 0xFFFB)
-        || Character.isSurrogate(c);
+  static boolean invisible(int cp) {
+    return switch (Character.getType(cp)) {
+      case Character.CONTROL,
+          Character.FORMAT,
+          Character.UNASSIGNED,
+          Character.PRIVATE_USE,
+          Character.SURROGATE,
+          Character.LINE_SEPARATOR,
+          Character.PARAGRAPH_SEPARATOR ->
+          true;
+      default -> false;
+    };
   }
 
   /** Formats an age for people: {@code 3d 04h}, {@code 2h 05m}, {@code 4m 09s}, {@code 7s}. */

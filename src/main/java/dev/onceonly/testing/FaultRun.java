@@ -542,18 +542,26 @@ public final class FaultRun {
 
     /**
      * Chooses where the next child stops: first each class of points reached so far and not yet
-     * killed at (its n-th point, n at random up to the keys; a class on a path not every key takes
-     * may not come that often, so it is tried {@value #TRIES} times, from its first point after the
-     * first try), then a point at random among all its keys pass through.
+     * killed at, the application's before the store's (its n-th point, n at random up to the keys;
+     * a class on a path not every key takes may not come that often, so it is tried {@value #TRIES}
+     * times, from its first point after the first try), then a point at random among all its keys
+     * pass through.
      */
     String aim(int keys) {
-      for (Map.Entry<String, Integer> e : seen.entrySet()) {
-        String name = e.getKey();
-        if (!killedIn(name) && e.getValue() < TRIES && !aimedAt.contains(name)) {
-          int n = e.getValue() == 0 ? 1 + random.nextInt(keys) : 1;
-          e.setValue(e.getValue() + 1);
-          aimedAt.add(name);
-          return n + "@" + name;
+      // the application's classes first: a run of few kills must land one around its effect
+      for (boolean application : new boolean[] {true, false}) {
+        for (Map.Entry<String, Integer> e : seen.entrySet()) {
+          String name = e.getKey();
+          boolean store = name.substring(Fault.of(name).prefix().length()).startsWith("store: ");
+          if (store != application
+              && !killedIn(name)
+              && e.getValue() < TRIES
+              && !aimedAt.contains(name)) {
+            int n = e.getValue() == 0 ? 1 + random.nextInt(keys) : 1;
+            e.setValue(e.getValue() + 1);
+            aimedAt.add(name);
+            return n + "@" + name;
+          }
         }
       }
       List<Fault> chosen = List.copyOf(faults);

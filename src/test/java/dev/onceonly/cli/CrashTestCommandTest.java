@@ -50,7 +50,38 @@ class CrashTestCommandTest {
     assertThat(doc.get("duplicates").asLong()).isZero();
     assertThat(doc.get("lost").asLong()).isZero();
     assertThat(doc.get("killPoints").size()).isPositive();
+    assertThat(doc.get("killedInTheApplication").asBoolean()).as("%s", run).isTrue();
     assertThat(Files.exists(db)).isTrue();
+  }
+
+  /**
+   * A target that charges through a pool of its own: no kill can land around its charge, so the run
+   * says INCOMPLETE, how to hand the data source in, and exits 1; it is never OK.
+   */
+  @Test
+  void aTargetWithAPoolOfItsOwnIsIncompleteAndFails() throws Exception {
+    CliRun run =
+        CliRun.of(
+            "crash-test",
+            "--target",
+            ChargeTargets.OwnPool.class.getName(),
+            "--effects-query",
+            ChargeTargets.EFFECTS,
+            "--kills",
+            "3",
+            "--keys",
+            "8",
+            "--db",
+            dir.resolve("own-pool.db").toString());
+    assertThat(run.status()).as("%s", run).isEqualTo(CliException.FAILED);
+    assertThat(run.out().lines().findFirst().orElseThrow())
+        .as("%s", run)
+        .endsWith(" INCOMPLETE")
+        .doesNotContain(" OK");
+    assertThat(run.out())
+        .contains("no kill at a point of the application's own")
+        .contains("FaultTarget.prepare(once, dataSource)")
+        .contains("FaultPoints.reached(name)");
   }
 
   @Test

@@ -5,10 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.onceonly.testing.ContractDatabase;
 import dev.onceonly.testing.ContractDatabases;
-import dev.onceonly.testing.Eventually;
 import dev.onceonly.testing.SqliteContractDatabase;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.CookieManager;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -21,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -44,14 +40,13 @@ class DashboardCommandContract {
   private static final Pattern URL =
       Pattern.compile("http://127\\.0\\.0\\.1:(\\d+)/\\?token=([A-Za-z0-9_-]{43})");
   private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([A-Za-z0-9_-]+)\"");
-  private static final Duration WAIT = Duration.ofSeconds(60);
 
   @Parameter ContractDatabases.Factory kind;
 
   @TempDir Path dir;
 
   private ContractDatabase store;
-  private final List<Running> running = new ArrayList<>();
+  private final List<DashboardRun> running = new ArrayList<>();
 
   @BeforeEach
   void prepareStore() throws Exception {
@@ -61,7 +56,7 @@ class DashboardCommandContract {
 
   @AfterEach
   void stop() throws Exception {
-    for (Running r : running) {
+    for (DashboardRun r : running) {
       r.stop();
     }
     if (store instanceof AutoCloseable c) {
@@ -71,7 +66,7 @@ class DashboardCommandContract {
 
   @Test
   void thePrintedUrlOpensThePagesAndARequeueThroughHttpChangesTheRows() throws Exception {
-    Running dashboard = start();
+    DashboardRun dashboard = start();
     HttpClient browser = browser();
     HttpResponse<String> first = get(browser, dashboard.url);
     assertThat(first.statusCode()).as("the token moves into a cookie").isEqualTo(303);
@@ -99,7 +94,7 @@ class DashboardCommandContract {
 
   @Test
   void withoutTheTokenNothingIsServedAndNothingChanges() throws Exception {
-    Running dashboard = start();
+    DashboardRun dashboard = start();
     HttpClient stranger = browser();
     assertThat(get(stranger, dashboard.base()).statusCode()).isEqualTo(401);
     assertThat(get(stranger, dashboard.base() + "dead-letters").statusCode()).isEqualTo(401);
@@ -127,7 +122,7 @@ class DashboardCommandContract {
 
   @Test
   void readOnlyShowsNoActionAndRefusesThem() throws Exception {
-    Running dashboard = start("--read-only");
+    DashboardRun dashboard = start("--read-only");
     HttpClient browser = browser();
     get(browser, dashboard.url);
     for (String page : List.of("", "dead-letters", "queues", "schedules", "unknown", "receipts")) {
@@ -146,6 +141,51 @@ class DashboardCommandContract {
 
     assertThat(dashboard.stop()).isZero();
     assertThat(store.count("SELECT COUNT(*) FROM onceonly_dead_letters")).isOne();
+  }
+
+  /**
+   * The prepared claim's lease ran out long ago without a report: a sweep would make it {@code
+   * UNKNOWN}. Reading the Unknown outcomes page sweeps nothing, on a dashboard that may act as on a
+   * read-only one; and a read-only dashboard opens a SQLite file read-only, leaving its bytes,
+   * modification time and neighbouring files as they were.
+   */
+  @Test
+  void readingTheUnknownPageSweepsNothingAndReadOnlyLeavesTheFileAsItWas() throws Exception {
+    String claimed = "SELECT COUNT(*) FROM onceonly_claims WHERE state = 'IN_PROGRESS'";
+    assertThat(store.count(claimed)).isOne();
+    for (boolean readOnly : new boolean[] {false, true}) {
+      String before = fileState();
+      DashboardRun dashboard = readOnly ? start("--read-only") : start();
+      HttpClient browser = browser();
+      get(browser, dashboard.url);
+      HttpResponse<String> page = get(browser, dashboard.base() + "unknown");
+      assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+      assertThat(page.body()).contains("0 waiting for a decision");
+      assertThat(dashboard.stop()).isZero();
+      assertThat(store.count(claimed)).as("read-only %s", readOnly).isOne();
+      if (readOnly) {
+        assertThat(fileState()).isEqualTo(before);
+      }
+    }
+  }
+
+  /** On SQLite, the file's SHA-256, modification time and which neighbouring files exist. */
+  private String fileState() throws Exception {
+    if (!(store instanceof SqliteContractDatabase sqlite)) {
+      return "";
+    }
+    Path file = sqlite.file();
+    StringBuilder s =
+        new StringBuilder(
+            java.util.HexFormat.of()
+                .formatHex(
+                    java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(Files.readAllBytes(file))));
+    s.append(' ').append(Files.getLastModifiedTime(file));
+    for (String suffix : List.of("-wal", "-shm", "-journal")) {
+      s.append(' ').append(suffix).append(Files.exists(Path.of(file + suffix)));
+    }
+    return s.toString();
   }
 
   @Test
@@ -178,7 +218,7 @@ class DashboardCommandContract {
       assertThat(run.out()).isEmpty();
     }
     // the store was closed: another dashboard opens it and serves it
-    Running again = start();
+    DashboardRun again = start();
     assertThat(get(browser(), again.url).statusCode()).isEqualTo(303);
     assertThat(again.stop()).isZero();
   }
@@ -191,11 +231,11 @@ class DashboardCommandContract {
   }
 
   /** Starts the command on port 0 in a thread of its own and waits for the URL it prints. */
-  private Running start(String... more) {
+  private DashboardRun start(String... more) {
     List<String> all = new ArrayList<>(List.of(args(more)));
     all.add("--port");
     all.add("0");
-    Running r = new Running(all.toArray(String[]::new));
+    DashboardRun r = new DashboardRun(URL, all.toArray(String[]::new));
     running.add(r);
     return r;
   }
@@ -227,57 +267,5 @@ class DashboardCommandContract {
     Matcher m = CSRF.matcher(html);
     assertThat(m.find()).as("a CSRF field in:\n%s", html).isTrue();
     return URLEncoder.encode(m.group(1), StandardCharsets.UTF_8);
-  }
-
-  /** One run of the command in a thread, with what it printed so far. */
-  private static final class Running {
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    private final AtomicInteger status = new AtomicInteger(-1);
-    private final Thread thread;
-    final String url;
-
-    Running(String[] args) {
-      PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-      PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-      thread = new Thread(() -> status.set(Main.run(args, o, e)), "dashboard-command");
-      thread.start();
-      Eventually.await(
-          WAIT, "the dashboard's URL on stdout", () -> URL.matcher(printed()).find() || done());
-      Matcher m = URL.matcher(printed());
-      assertThat(m.find()).as("the URL line; %s", this).isTrue();
-      url = m.group();
-      assertThat(printed().lines()).as("one line on stdout: the URL").containsExactly(url);
-    }
-
-    String base() {
-      return url.substring(0, url.indexOf('?'));
-    }
-
-    private synchronized String printed() {
-      return out.toString(StandardCharsets.UTF_8);
-    }
-
-    private boolean done() {
-      return status.get() >= 0;
-    }
-
-    /** Stops the command as an embedding caller does, and returns its exit status. */
-    int stop() throws InterruptedException {
-      thread.interrupt();
-      thread.join(WAIT.toMillis());
-      assertThat(thread.isAlive()).as("stopped; %s", this).isFalse();
-      return status.get();
-    }
-
-    @Override
-    public String toString() {
-      return "status "
-          + status.get()
-          + "\n--- out\n"
-          + printed()
-          + "--- err\n"
-          + err.toString(StandardCharsets.UTF_8);
-    }
   }
 }

@@ -2,6 +2,7 @@ package dev.onceonly.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Locale;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -20,13 +21,71 @@ class DashboardEscapeProperties {
    */
   private static boolean mustNotShowRaw(int cp) {
     int type = Character.getType(cp);
-    return cp == '<'
-        || cp == '>'
-        || cp == '"'
-        || cp == '\''
-        || type == Character.CONTROL
+    return cp == '<' || cp == '>' || cp == '"' || cp == '\'' || hidden(cp);
+  }
+
+  /**
+   * Code points the page shows as escapes, by their general category alone: controls, format
+   * characters (bidi controls, zero-width ones, tag characters), unassigned and private-use code
+   * points, surrogates, and the line and paragraph separators.
+   */
+  private static boolean hidden(int cp) {
+    int type = Character.getType(cp);
+    return type == Character.CONTROL
         || type == Character.FORMAT
-        || type == Character.SURROGATE;
+        || type == Character.UNASSIGNED
+        || type == Character.PRIVATE_USE
+        || type == Character.SURROGATE
+        || type == Character.LINE_SEPARATOR
+        || type == Character.PARAGRAPH_SEPARATOR;
+  }
+
+  /** What the page must show for one code point, written without the escaper. */
+  private static String reference(int cp) {
+    switch (cp) {
+      case '&':
+        return "&amp;";
+      case '<':
+        return "&lt;";
+      case '>':
+        return "&gt;";
+      case '"':
+        return "&quot;";
+      case '\'':
+        return "&#39;";
+      default:
+        break;
+    }
+    if (hidden(cp)) {
+      String hex = Integer.toHexString(cp).toUpperCase(Locale.ROOT);
+      return "\\u{" + "0".repeat(Math.max(0, 4 - hex.length())) + hex + "}";
+    }
+    return new String(Character.toChars(cp));
+  }
+
+  /**
+   * Every code point of Unicode, U+0000 to U+10FFFF (a surrogate alone), between two letters: the
+   * page shows it as {@link #reference} says, so two keys that differ by any one code point are
+   * shown differently.
+   */
+  @Test
+  void everyCodePointIsShownAsItsCategorySays() {
+    StringBuilder out = new StringBuilder();
+    for (int cp = 0; cp <= Character.MAX_CODE_POINT; cp++) {
+      out.setLength(0);
+      Html.escape(out, "a" + new String(Character.toChars(cp)) + "b");
+      String expected = "a" + reference(cp) + "b";
+      if (!expected.contentEquals(out)) {
+        throw new AssertionError(
+            String.format(
+                Locale.ROOT,
+                "U+%04X (type %d): %s, not %s",
+                cp,
+                Character.getType(cp),
+                out,
+                expected));
+      }
+    }
   }
 
   @Test
@@ -67,6 +126,10 @@ class DashboardEscapeProperties {
       {0xD800, 0xDFFF},
       {0x0400, 0x04FF},
       {0x1F600, 0x1F64F},
+      {0xE0000, 0xE007F},
+      {0xF0000, 0xF00FF},
+      {0x1D173, 0x1D17A},
+      {0x2FFFE, 0x2FFFF},
       {'<', '<'},
       {'&', '&'},
       {'"', '"'},
@@ -85,9 +148,10 @@ class DashboardEscapeProperties {
   private static String decode(String shown) {
     StringBuilder out = new StringBuilder();
     for (int i = 0; i < shown.length(); ) {
-      if (shown.startsWith("\\u{", i) && i + 8 <= shown.length() && shown.charAt(i + 7) == '}') {
-        out.append((char) Integer.parseInt(shown.substring(i + 3, i + 7), 16));
-        i += 8;
+      int close = shown.startsWith("\\u{", i) ? shown.indexOf('}', i) : -1;
+      if (close > 0) {
+        out.appendCodePoint(Integer.parseInt(shown.substring(i + 3, close), 16));
+        i = close + 1;
         continue;
       }
       String[][] entities = {

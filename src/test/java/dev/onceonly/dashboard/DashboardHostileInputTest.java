@@ -229,6 +229,28 @@ class DashboardHostileInputTest {
     assertThat(left).as("seed %d", seed).isEqualTo(kept);
   }
 
+  private static final Pattern SHOWN_KEY = Pattern.compile(">(tagged[^<]*)<");
+
+  /**
+   * Two dead letters whose keys differ only by a tag character beyond the Basic Multilingual Plane
+   * (U+E0041, invisible in a browser): the list shows them differently, the tag as an escape.
+   */
+  @Test
+  void keysDifferingByAnInvisibleCharacterBeyondTheBmpAreShownDifferently() throws Exception {
+    String tag = new String(Character.toChars(0xE0041));
+    String plain = "tagged-key";
+    String tagged = "tagged-" + tag + "key";
+    deadLetters(List.of(new Object[] {plain, "{}", 1_000L}, new Object[] {tagged, "{}", 2_000L}));
+    String body = server.get("/dead-letters").body();
+    assertThat(body).doesNotContain(tag).contains("tagged-\\u{E0041}key");
+    Set<String> shown = new HashSet<>();
+    Matcher m = SHOWN_KEY.matcher(body);
+    while (m.find()) {
+      shown.add(m.group(1));
+    }
+    assertThat(shown).as(body).containsExactlyInAnyOrder("tagged-key", "tagged-\\u{E0041}key");
+  }
+
   @Test
   void tenThousandDeadLettersPageThroughWholeAndInOrder() throws Exception {
     List<Object[]> rows = new ArrayList<>();

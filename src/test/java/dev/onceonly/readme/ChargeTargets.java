@@ -118,6 +118,37 @@ public final class ChargeTargets {
   }
 
   /**
+   * Unseen: the charge goes through a connection of the target's own pool (opened on the URL of the
+   * data source it was handed, never through that data source), after the receipt. No kill can land
+   * around that charge, so a kit that counted only the store's points would call the run OK; the
+   * report must say it is INCOMPLETE.
+   */
+  public static final class OwnPool implements FaultTarget {
+    private String url;
+
+    /** For the kit. */
+    public OwnPool() {}
+
+    @Override
+    public void prepare(OnceOnly once, DataSource dataSource) throws Exception {
+      try (Connection c = dataSource.getConnection()) {
+        url = c.getMetaData().getURL();
+      }
+      createTable(once);
+    }
+
+    @Override
+    public void run(OnceOnly once, String order) throws Exception {
+      charge(once, order, tx -> 1250L);
+      org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();
+      config.setBusyTimeout(30_000);
+      try (Connection own = config.createConnection(url)) {
+        insert(own, order);
+      }
+    }
+  }
+
+  /**
    * Right, through the queue: the order is sent, and its handler charges in the transaction that
    * acknowledges the message, so kills land in the acknowledgement too. The lease is a millisecond,
    * so that a message a killed process held is due again for the next one; the attempts are not

@@ -67,6 +67,21 @@ class FaultRunTest {
   }
 
   @Test
+  void aChargeThroughAPoolOfTheTargetsOwnIsIncompleteNeverOk() {
+    FaultReport report =
+        FaultRun.of(ChargeTargets.OwnPool.class, ChargeTargets.EFFECTS)
+            .kills(8)
+            .keys(16)
+            .seed(SEED)
+            .file(dir.resolve("own-pool.db"))
+            .run();
+    System.out.print(report.summary());
+    assertThat(report.killedInTheApplication()).as(report.summary()).isFalse();
+    assertThat(report.ok()).as(report.summary()).isFalse();
+    assertThat(report.summary()).contains(" INCOMPLETE\n").doesNotContain(" OK\n");
+  }
+
+  @Test
   void aFailoverIsRefusedOnSqliteAndBeyondTheKillsAndATriggerThatThrowsFailsTheRun() {
     Runnable never = () -> {};
     FaultRun onSqlite =
