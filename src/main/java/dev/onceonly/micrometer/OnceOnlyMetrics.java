@@ -63,6 +63,7 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
   private final Family<DistributionSummary> rateLimitUse;
   private final Family<Timer> rateLimitWaits;
   private final Family<Counter> pauses;
+  private final Family<Timer> probes;
   private final ConcurrentMap<String, Family<Counter>> workflowSteps = new ConcurrentHashMap<>();
   private final ConcurrentMap<String, Family<Timer>> workflowStepDuration =
       new ConcurrentHashMap<>();
@@ -103,6 +104,7 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
     this.workflowRuns =
         new Family<>("workflow", "state", t -> counter("onceonly.workflow.runs", t));
     this.pauses = new Family<>("queue", "change", t -> counter("onceonly.queue.pauses", t));
+    this.probes = new Family<>("operation", "answer", t -> timer("onceonly.external.probes", t));
   }
 
   /** A step's two meters, found together by operation and outcome. */
@@ -182,6 +184,8 @@ public final class OnceOnlyMetrics implements OnceOnlyListener {
       if (!e.waitFor().isZero()) {
         rateLimitWaits.get(e.queue(), e.scope()).record(e.waitFor());
       }
+    } else if (event instanceof OnceOnlyEvent.ClaimProbed e) {
+      probes.get(e.operation(), e.answer()).record(e.duration());
     } else if (event instanceof OnceOnlyEvent.QueuePauseChanged e) {
       pauses.get(e.queue(), e.change()).increment();
     } else if (event instanceof OnceOnlyEvent.WorkflowRunChanged e) {

@@ -36,6 +36,8 @@ class StatusProbeTest extends ExternalTestSupport {
   private final ChargeServer provider = new ChargeServer().start();
   private final HttpClient http = HttpClient.newHttpClient();
   private final List<OnceOnlyEvent.ClaimProbed> probed = new CopyOnWriteArrayList<>();
+  private final io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+      new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
 
   @AfterEach
   void stopProvider() {
@@ -65,6 +67,7 @@ class StatusProbeTest extends ExternalTestSupport {
         .clock(clock)
         .statusProbe(CHARGE, probe)
         .probePolicy(policy)
+        .listener(dev.onceonly.micrometer.OnceOnlyMetrics.of(registry))
         .listener(
             e -> {
               if (e instanceof OnceOnlyEvent.ClaimProbed p) {
@@ -133,6 +136,16 @@ class StatusProbeTest extends ExternalTestSupport {
       assertThat(once.events().drain(Duration.ofSeconds(10))).isTrue();
     }
     assertThat(probed).hasSize(12).allMatch(p -> p.settled() && p.operation().equals(CHARGE));
+    for (String answer : List.of("applied", "not_applied")) {
+      assertThat(
+              registry
+                  .get("onceonly.external.probes")
+                  .tags("operation", CHARGE, "answer", answer)
+                  .timer()
+                  .count())
+          .as("probes answered %s", answer)
+          .isEqualTo(6);
+    }
 
     for (IntentKey k : charged) {
       Map<String, Object> row = row(k);
