@@ -48,7 +48,8 @@ public final class Migrator {
           "V13__workflows.sql",
           "V14__workflow_trace.sql",
           "V15__status_probes.sql",
-          "V16__rate_limits.sql");
+          "V16__rate_limits.sql",
+          "V17__attempt_errors.sql");
 
   private static final java.util.regex.Pattern VERSIONED =
       java.util.regex.Pattern.compile("V([1-9][0-9]*)__[a-z0-9_]+\\.sql");
