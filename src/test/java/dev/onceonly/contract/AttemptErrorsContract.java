@@ -213,6 +213,27 @@ public class AttemptErrorsContract extends ContractSupport {
     assertThat(e.leaseNumber()).isEqualTo(lease.fence());
   }
 
+  /**
+   * The entry shares the failure's transaction: when it cannot be written (its table is gone), the
+   * retry is not recorded either, and the message stays as its claim left it.
+   */
+  @Test
+  void anEntryThatCannotBeWrittenRollsTheFailureBack() {
+    start();
+    JobQueue queue = once.queue(failFast(1));
+    queue.send(Q, "k", Map.of("n", 1));
+    Lease lease = receive(queue).lease();
+    exec("DROP TABLE onceonly_attempt_errors");
+    assertThatThrownBy(() -> queue.nack(lease, new IllegalStateException("lost")))
+        .isInstanceOf(dev.onceonly.StoreException.class);
+    reopen();
+    assertThat(once.queue().findDeadLetter(Q, "k")).isEmpty();
+    dev.onceonly.maintenance.QueuedMessage m = once.maintenance().findMessage(Q, "k").orElseThrow();
+    assertThat(m.lastError()).isEmpty();
+    assertThat(m.fence()).isEqualTo(lease.fence());
+    assertThat(m.state()).isEqualTo(dev.onceonly.maintenance.QueuedMessage.State.LEASED);
+  }
+
   @Test
   void aStaleLeaseRecordsNothing() {
     start();
@@ -311,6 +332,18 @@ public class AttemptErrorsContract extends ContractSupport {
     assertThat(once.queue().attemptErrors(Q, "k"))
         .extracting(AttemptError::message)
         .containsExactly("dead");
+
+    // a new message of the key that fails shares the history, and its completion leaves it
+    queue = once.queue(failFast(2));
+    queue.send(Q, "k", Map.of("n", 3));
+    failWith(queue, new IllegalStateException("again"));
+    assertThat(queue.ack(receive(queue).lease())).isInstanceOf(QueueResult.Completed.class);
+    reopen();
+    assertThat(once.queue().attemptErrors(Q, "k"))
+        .extracting(AttemptError::message)
+        .containsExactly("dead", "again");
+    assertThat(once.maintenance().deleteDeadLetter(Q, "k")).isTrue();
+    assertThat(rows()).isZero();
   }
 
   @Test
