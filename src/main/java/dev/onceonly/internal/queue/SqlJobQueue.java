@@ -595,7 +595,9 @@ public final class SqlJobQueue implements JobQueue {
 
   @Override
   public List<dev.onceonly.queue.AttemptError> attemptErrors(String queue, String key) {
-    check("queue", queue, QUEUE);
+    if (queue == null) { // any queue name, as a find of a row that exists takes any key
+      throw new dev.onceonly.InvalidRequestException("queue", "is required");
+    }
     checkExisting(key);
     return errors.list(queue, key);
   }
