@@ -112,6 +112,30 @@ public class AttemptErrorsContract extends ContractSupport {
         .isEqualTo("java.lang.IllegalStateException: boom 3");
   }
 
+  /** The example of docs/queue.md, "Each attempt's error". */
+  @Test
+  void theDocsExampleReadsTheHistoryOfADeadLetter() {
+    start(b -> b.attemptErrorsKept(20));
+    JobQueue queue = once.queue(failFast(2));
+    queue.send("reports", "r-1", Map.of("n", 1));
+    Worker.handleOnce(
+        queue,
+        queue.receive("reports", 1, LEASE).get(0),
+        job -> {
+          throw new IllegalStateException("disk full");
+        });
+    queue.nack(queue.receive("reports", 1, LEASE).get(0).lease(), "quota exceeded");
+    reopen();
+    List<String> lines = new ArrayList<>();
+    for (AttemptError e : once.queue().attemptErrors("reports", "r-1")) {
+      lines.add(e.attempt() + " " + e.errorClass().orElse("(text)") + ": " + e.message());
+    }
+    assertThat(lines)
+        .containsExactly(
+            "1 java.lang.IllegalStateException: disk full", "2 (text): quota exceeded");
+    assertThat(once.queue().findDeadLetter("reports", "r-1")).isPresent();
+  }
+
   @Test
   void failingTheDefaultNPlusFiveTimesKeepsExactlyTheNewestN() {
     start();
