@@ -272,6 +272,35 @@ public class AttemptErrorsContract extends ContractSupport {
     assertThat(rows()).isZero();
   }
 
+  /**
+   * Eight threads behind a start gate fail the same lease at once, each of two instances: one
+   * failure is recorded, with one entry; the others find the lease gone and write none.
+   */
+  @Test
+  void eightThreadsFailingOneLeaseAtOnceWriteOneEntry() throws Exception {
+    start();
+    OnceOnly other = track(open(clock, b -> {}));
+    for (int round = 0; round < 5; round++) {
+      String queueName = "race-" + round; // the last round's message is due again at once
+      once.queue(failFast(5)).send(queueName, "k", Map.of("n", round));
+      Lease lease = once.queue(failFast(5)).receive(queueName, 1, LEASE).get(0).lease();
+      List<QueueResult> results =
+          dev.onceonly.testing.Race.run(
+              8,
+              i ->
+                  () ->
+                      (i % 2 == 0 ? once : other)
+                          .queue(failFast(5))
+                          .nack(lease, new IllegalStateException("thread " + i)));
+      assertThat(results).as("%s", results).anyMatch(r -> r instanceof QueueResult.Retrying);
+      assertThat(once.queue().attemptErrors(queueName, "k")).as("%s", results).hasSize(1);
+      assertThat(once.maintenance().findMessage(queueName, "k").orElseThrow().fence())
+          .isEqualTo(lease.fence() + 1); // one retry went through
+    }
+    reopen();
+    assertThat(rows()).isEqualTo(5);
+  }
+
   /** Two failures, then the message of {@code key} is held under a lease again. */
   private Lease failTwiceThenHold(JobQueue queue, String key) {
     queue.send(Q, key, Map.of("n", 1));
