@@ -71,6 +71,7 @@ public final class OnceOnlyBuilder {
   private final Map<String, RateLimit> partitionRateLimits = new HashMap<>();
   private int rejectionReasonChars = 300;
   private int rejectionBodyBytes = 8192;
+  private int attemptErrorsKept = dev.onceonly.queue.AttemptError.DEFAULT_KEPT;
   private Duration busyTimeout = Duration.ofSeconds(5);
   private Synchronous synchronous = Synchronous.FULL;
   private int groupCommitMaxBatch = 64;
@@ -541,6 +542,23 @@ public final class OnceOnlyBuilder {
   }
 
   /**
+   * Sets how many failed attempts of one message keep their error ({@link
+   * dev.onceonly.queue.JobQueue#attemptErrors}): the newest ones; writing a newer entry deletes the
+   * oldest beyond it. Default {@value dev.onceonly.queue.AttemptError#DEFAULT_KEPT}. Every instance
+   * on the database should set the same.
+   *
+   * @param attempts 0 (keep none) to 1,000
+   * @return this builder
+   */
+  public OnceOnlyBuilder attemptErrorsKept(int attempts) {
+    if (attempts < 0 || attempts > 1_000) {
+      throw new IllegalArgumentException("attemptErrorsKept must be between 0 and 1000");
+    }
+    this.attemptErrorsKept = attempts;
+    return this;
+  }
+
+  /**
    * Sets how long a SQLite file this library opens waits for another process's lock. Default 5
    * seconds.
    *
@@ -726,6 +744,7 @@ public final class OnceOnlyBuilder {
         tombstoneRetention,
         rejectionReasonChars,
         rejectionBodyBytes,
+        attemptErrorsKept,
         new StoreContext.Sql(tablePrefix),
         events,
         traceContext);

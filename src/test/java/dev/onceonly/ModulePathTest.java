@@ -84,7 +84,7 @@ class ModulePathTest {
             Db.strings(
                 file, "SELECT scope || '|' || intent_key || '|' || result FROM onceonly_receipts"))
         .containsExactly("u-1|op-17|{\"id\":1,\"subject\":\"API timeout\"}");
-    assertThat(Db.count(file, "SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(17);
+    assertThat(Db.count(file, "SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(18);
   }
 
   @Test

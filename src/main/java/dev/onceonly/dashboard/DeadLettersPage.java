@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * The Dead letters pages: a page of them newest first, filtered by queue, with one-at-a-time and
- * bulk actions; one dead letter with its payload and error.
+ * bulk actions; one dead letter with its payload, its error and its failed attempts.
  */
 final class DeadLettersPage {
   /** Dead letters per page. */
@@ -79,7 +79,10 @@ final class DeadLettersPage {
     return h.toString();
   }
 
-  /** {@code /dead-letter}: one dead letter with its payload and error, cut for display. */
+  /**
+   * {@code /dead-letter}: one dead letter with its payload and error, cut for display, and the
+   * errors of its failed attempts.
+   */
   String one(View v) {
     String queue = v.param("queue");
     String key = v.param("key");
@@ -92,6 +95,7 @@ final class DeadLettersPage {
     h.text(d.attempts()).raw("</dd><dt>dead at</dt><dd>").text(d.deadAt());
     h.raw("</dd><dt>last error</dt><dd>").capped(d.lastError()).raw("</dd><dt>payload</dt><dd>");
     h.capped(d.payload().toString()).raw("</dd></dl>");
+    AttemptErrorsTable.append(h, once.queue().attemptErrors(d.queue(), d.key()));
     if (v.mayAct()) {
       actionButton(h, v, "/dead-letters/requeue", d.queue(), d.key(), "Requeue");
       actionButton(h, v, "/dead-letters/delete", d.queue(), d.key(), "Delete");

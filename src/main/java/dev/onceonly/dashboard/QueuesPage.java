@@ -260,6 +260,7 @@ final class QueuesPage {
       h.raw(".</p>");
     }
     h.raw("</dd></dl>");
+    AttemptErrorsTable.append(h, once.queue().attemptErrors(queue, key));
     if (v.mayAct()) {
       Pages.form(h, v, "/queues/withdraw");
       h.hiddenExact("queue", queue).hiddenExact("key", key);

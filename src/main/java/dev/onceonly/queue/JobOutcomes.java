@@ -57,8 +57,7 @@ final class JobOutcomes {
    * that is no longer ours answers {@link QueueResult.LeaseLost} and nothing changes.
    */
   static QueueResult failed(JobQueue queue, Job job, Throwable t) {
-    String error = t.getClass().getName() + ": " + t.getMessage();
-    return permanent(t) ? queue.deadLetter(job.lease(), error) : queue.nack(job.lease(), error);
+    return permanent(t) ? queue.deadLetter(job.lease(), t) : queue.nack(job.lease(), t);
   }
 
   /**

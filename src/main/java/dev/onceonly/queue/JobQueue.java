@@ -244,6 +244,9 @@ public interface JobQueue {
    * Records a failed attempt: the message is retried after the policy's backoff, or dead-lettered
    * when its attempts or time budget are used up.
    *
+   * <p>The failure is also kept in the message's history ({@link #attemptErrors}), with its text as
+   * the entry's message and no class or trace.
+   *
    * @param lease the lease
    * @param error what went wrong (bounded when stored)
    * @return {@link QueueResult.Retrying}, {@link QueueResult.DeadLettered} or {@link
@@ -270,6 +273,59 @@ public interface JobQueue {
    * @return {@link QueueResult.DeadLettered} or {@link QueueResult.LeaseLost}
    */
   QueueResult deadLetter(Lease lease, String error);
+
+  /**
+   * Records a failed attempt as {@link #nack(Lease, String)} does, from the exception that caused
+   * it: the message's last error is {@code class: message}, and the attempt's entry in {@link
+   * #attemptErrors} keeps the class, the message and the first lines of the stack trace apart. A
+   * {@link Worker} records its handlers' failures so.
+   *
+   * @param lease the lease
+   * @param error what the attempt threw
+   * @return as {@link #nack(Lease, String)}
+   */
+  default QueueResult nack(Lease lease, Throwable error) {
+    return nack(lease, describe(error));
+  }
+
+  /**
+   * Moves a leased message straight to the dead letters, as {@link #deadLetter(Lease, String)}
+   * does, from the exception that caused it, kept as {@link #nack(Lease, Throwable)} keeps it.
+   *
+   * @param lease the lease
+   * @param error what the attempt threw
+   * @return {@link QueueResult.DeadLettered} or {@link QueueResult.LeaseLost}
+   */
+  default QueueResult deadLetter(Lease lease, Throwable error) {
+    return deadLetter(lease, describe(error));
+  }
+
+  /**
+   * Returns the errors of a message's newest failed attempts, oldest first: the history an operator
+   * reads before requeuing or deleting a dead letter. A message is named by its queue and key, so
+   * the history follows it into the dead letters and back through a {@link #requeue}; it is deleted
+   * when the message completes or is withdrawn, and when its dead letter is deleted or purged. Each
+   * failure recorded by {@link #nack} or {@link #deadLetter} adds one entry, in the same
+   * transaction; a lease that ran out adds none. Only the newest {@code
+   * OnceOnlyBuilder.attemptErrorsKept} entries are kept (default {@value
+   * AttemptError#DEFAULT_KEPT}).
+   *
+   * <p>A key sent again while a dead letter of it is kept shares that dead letter's history: the
+   * new message's failures are added to it, and its completion leaves the entries to the dead
+   * letter.
+   *
+   * @param queue the queue's name
+   * @param key the message's key
+   * @return the entries, oldest first, immutable; empty when none is kept (this default keeps none)
+   */
+  default List<AttemptError> attemptErrors(String queue, String key) {
+    return List.of();
+  }
+
+  /** The text a failure given as an exception is recorded with: {@code class: message}. */
+  private static String describe(Throwable error) {
+    return error.getClass().getName() + ": " + error.getMessage();
+  }
 
   /**
    * Reads the large body of a delivery sent with {@link #sendLarge}.

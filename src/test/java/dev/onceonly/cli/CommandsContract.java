@@ -475,9 +475,9 @@ class CommandsContract {
     ContractDatabase fresh = database();
     CliRun created = on(fresh, "migrate");
     assertThat(created.status()).as("%s", created).isZero();
-    assertThat(created.out()).contains("from version 0 to 17");
-    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(17);
-    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 17)");
+    assertThat(created.out()).contains("from version 0 to 18");
+    assertThat(fresh.count("SELECT MAX(version) FROM onceonly_schema_version")).isEqualTo(18);
+    assertThat(on(fresh, "migrate").out()).contains("is up to date (version 18)");
     assertThat(on(fresh, "status").out())
         .containsPattern("(?m)^messages +any queue: due +0$")
         .containsPattern("(?m)^dead_letters +none +0$")
@@ -489,8 +489,8 @@ class CommandsContract {
     CliRun older = on(fresh, "status");
     assertThat(older.status()).isEqualTo(5);
     assertThat(older.err())
-        .contains("is version 16, older than this tool's 17 (run `onceonly migrate`)");
-    assertThat(on(fresh, "migrate").out()).contains("from version 16 to 17");
+        .contains("is version 17, older than this tool's 18 (run `onceonly migrate`)");
+    assertThat(on(fresh, "migrate").out()).contains("from version 17 to 18");
 
     fresh.exec(
         "INSERT INTO onceonly_schema_version VALUES (99, 'V99__future.sql', "
@@ -503,7 +503,7 @@ class CommandsContract {
           .isEqualTo(
               "onceonly: the schema in "
                   + describe(fresh)
-                  + " is version 99, newer than this tool's 17; use a newer OnceOnly\n");
+                  + " is version 99, newer than this tool's 18; use a newer OnceOnly\n");
     }
   }
 

@@ -26,7 +26,7 @@ class ProgressTest {
     String file = db.file().toString();
     CliRun migrate = CliRun.of("migrate", "--db", file);
     assertThat(migrate.status()).as("%s", migrate).isZero();
-    assertThat(migrate.out()).contains("from version 0 to 17");
+    assertThat(migrate.out()).contains("from version 0 to 18");
     assertThat(migrate.err().lines())
         .containsExactly(
             "migrate: applying schema version 1",
@@ -45,7 +45,8 @@ class ProgressTest {
             "migrate: applying schema version 14",
             "migrate: applying schema version 15",
             "migrate: applying schema version 16",
-            "migrate: applying schema version 17");
+            "migrate: applying schema version 17",
+            "migrate: applying schema version 18");
 
     long old = Instant.now().minus(Duration.ofDays(60)).toEpochMilli();
     long recent = Instant.now().toEpochMilli();

@@ -44,7 +44,8 @@ public class MigrationContract extends ContractSupport {
           "V14__workflow_trace.sql",
           "V15__status_probes.sql",
           "V16__rate_limits.sql",
-          "V17__queue_pauses.sql");
+          "V17__queue_pauses.sql",
+          "V18__attempt_errors.sql");
 
   /** The version a migration's name gives ({@code V<n>__}). */
   static int version(String script) {
@@ -66,13 +67,22 @@ public class MigrationContract extends ContractSupport {
    */
   public static List<String> undoLatest(dev.onceonly.sql.Dialect dialect) {
     return List.of(
-        "DROP TABLE onceonly_queue_pauses",
+        "DROP TABLE onceonly_attempt_errors",
         "DELETE FROM onceonly_schema_version WHERE version = " + LATEST);
   }
 
-  /** What undoes version 16, the rate limits' claims. */
+  /** What undoes version 17, the paused queues. */
+  private static List<String> undoQueuePauses() {
+    return List.of(
+        "DROP TABLE onceonly_queue_pauses",
+        "DELETE FROM onceonly_schema_version WHERE version = 17");
+  }
+
+  /** What undoes version 16, the claims charged to rate limits. */
   private static List<String> undoRateLimits() {
-    return List.of("DROP TABLE onceonly_rate_claims");
+    return List.of(
+        "DROP TABLE onceonly_rate_claims",
+        "DELETE FROM onceonly_schema_version WHERE version = 16");
   }
 
   /** What undoes version 15, the status probes' columns of the claims. */
@@ -89,6 +99,7 @@ public class MigrationContract extends ContractSupport {
   /** Every table the migrations create, without prefix, in alphabetical order. */
   static final List<String> TABLES =
       List.of(
+          "attempt_errors",
           "claims",
           "dead_letters",
           "intents",
@@ -355,10 +366,12 @@ public class MigrationContract extends ContractSupport {
   private void asVersion12() {
     exec(
         java.util.stream.Stream.concat(
-                java.util.stream.Stream.concat(
-                    java.util.stream.Stream.concat(
-                        undoLatest(dialect()).stream(), undoRateLimits().stream()),
-                    undoStatusProbes(dialect()).stream()),
+                java.util.stream.Stream.of(
+                        undoLatest(dialect()),
+                        undoQueuePauses(),
+                        undoRateLimits(),
+                        undoStatusProbes(dialect()))
+                    .flatMap(List::stream),
                 java.util.stream.Stream.of(
                     "DELETE FROM onceonly_schema_version WHERE version >= 13",
                     "DROP TABLE onceonly_workflow_steps",

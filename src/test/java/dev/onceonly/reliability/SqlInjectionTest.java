@@ -46,6 +46,7 @@ class SqlInjectionTest {
 
   private static final List<String> TABLES =
       List.of(
+          "onceonly_attempt_errors",
           "onceonly_claims",
           "onceonly_dead_letters",
           "onceonly_intents",

@@ -49,7 +49,8 @@ public final class Migrator {
           "V14__workflow_trace.sql",
           "V15__status_probes.sql",
           "V16__rate_limits.sql",
-          "V17__queue_pauses.sql");
+          "V17__queue_pauses.sql",
+          "V18__attempt_errors.sql");
 
   private static final java.util.regex.Pattern VERSIONED =
       java.util.regex.Pattern.compile("V([1-9][0-9]*)__[a-z0-9_]+\\.sql");

@@ -211,7 +211,8 @@ final class PostgresDialect implements SqlDialect {
         "DELETE FROM "
             + m
             + " x USING unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) AS l(id, fence)"
-            + " WHERE x.id = l.id AND x.fence = l.fence RETURNING x.id, x.fence, x.payload_ref");
+            + " WHERE x.id = l.id AND x.fence = l.fence RETURNING x.id, x.fence, x.payload_ref,"
+            + " CASE WHEN x.last_error IS NULL THEN 0 ELSE 1 END");
   }
 
   @Override

@@ -309,7 +309,7 @@ public interface SqlDialect {
    * statement per lease costs no more (an embedded database: no round trip to a server). The
    * statement takes two {@code BIGINT} arrays, the message ids and the fences pair by pair; deletes
    * the messages whose {@code (id, fence)} is one of the pairs; and returns {@code id, fence,
-   * payload_ref} of each message it deleted.
+   * payload_ref} of each message it deleted, and 1 if its {@code last_error} is set, else 0.
    */
   Optional<String> ackMany(String messages);
 

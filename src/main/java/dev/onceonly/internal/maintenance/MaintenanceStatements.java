@@ -24,6 +24,7 @@ final class MaintenanceStatements {
   final String purgeRejections;
   final String oldDeadLetters;
   final String deleteDeadLetter;
+  final String deleteAttemptErrors;
   final String deleteUnusedPayload;
   final String recentDeadLetters;
   final String recentDeadLettersOfQueue;
@@ -96,6 +97,8 @@ final class MaintenanceStatements {
             + p
             + "dead_letters WHERE dead_at < ? ORDER BY dead_at, queue, message_key LIMIT ?";
     deleteDeadLetter = "DELETE FROM " + p + "dead_letters WHERE queue = ? AND message_key = ?";
+    // a dead letter's key goes with its history, even one a message of the key added to since
+    deleteAttemptErrors = "DELETE FROM " + p + "attempt_errors WHERE queue = ? AND message_key = ?";
     String recent =
         "SELECT queue, message_key, attempts, last_error, dead_at FROM " + p + "dead_letters";
     // parameters: (queue), limit, offset

@@ -316,7 +316,18 @@ public final class SqlMaintenance implements Maintenance {
       deleted = ps.executeUpdate();
     }
     deleteUnusedPayload(c, ref);
+    if (deleted == 1) {
+      deleteAttemptErrors(c, queue, key);
+    }
     return deleted == 1;
+  }
+
+  private void deleteAttemptErrors(Connection c, String queue, String key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.deleteAttemptErrors)) {
+      ps.setString(1, queue);
+      ps.setString(2, key);
+      ps.executeUpdate();
+    }
   }
 
   private void deleteUnusedPayload(Connection c, String ref) throws SQLException {
@@ -467,6 +478,7 @@ public final class SqlMaintenance implements Maintenance {
         deleted += ps.executeUpdate();
       }
       deleteUnusedPayload(c, row[2]);
+      deleteAttemptErrors(c, row[0], row[1]);
     }
     return deleted;
   }

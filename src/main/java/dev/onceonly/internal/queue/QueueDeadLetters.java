@@ -24,26 +24,34 @@ import java.util.concurrent.atomic.AtomicReference;
  * requeue.
  */
 final class QueueDeadLetters {
-  private static final int MAX_ERROR_CHARS = 2000;
+  private static final int MAX_ERROR_CHARS = dev.onceonly.queue.AttemptError.MAX_MESSAGE_CHARS;
 
   private final StoreContext core;
   private final QueueStatements sql;
   private final InstantColumns times;
   private final AtomicReference<DeadLetterHook> hook;
+  private final AttemptErrorLog errors;
 
-  QueueDeadLetters(StoreContext core, QueueStatements sql, AtomicReference<DeadLetterHook> hook) {
+  QueueDeadLetters(
+      StoreContext core,
+      QueueStatements sql,
+      AtomicReference<DeadLetterHook> hook,
+      AttemptErrorLog errors) {
     this.core = core;
     this.sql = sql;
     this.times = core.times();
     this.hook = hook;
+    this.errors = errors;
   }
 
   /**
    * Records a failed attempt of a held message: a retry at the policy's next attempt, or the move
-   * to the dead letters when there is none.
+   * to the dead letters when there is none; either way with the attempt's entry in its history.
    */
-  QueueResult fail(Connection c, Lease lease, String error, Duration wait, RetryPolicy policy)
+  QueueResult fail(
+      Connection c, Lease lease, AttemptErrorLog.Failure f, Duration wait, RetryPolicy policy)
       throws SQLException {
+    String error = f.text();
     Attempts held = attempts(c, lease);
     if (held == null) {
       return lost(lease);
@@ -55,6 +63,7 @@ final class QueueDeadLetters {
         policy.nextAttempt(attempts, first, now, wait, ThreadLocalRandom.current());
     if (next.isEmpty()) {
       move(c, lease, attempts, error, now);
+      errors.record(c, lease, attempts, f, now.toEpochMilli());
       return new QueueResult.DeadLettered(lease.key(), attempts, error);
     }
     try (PreparedStatement ps = c.prepareStatement(sql.retry)) {
@@ -62,19 +71,23 @@ final class QueueDeadLetters {
       ps.setString(2, error);
       ps.setLong(3, lease.messageId());
       ps.setLong(4, lease.fence());
-      ps.executeUpdate();
+      if (ps.executeUpdate() == 1) { // holding the row: no other writer numbers this key's entry
+        errors.record(c, lease, attempts, f, now.toEpochMilli());
+      }
     }
     return new QueueResult.Retrying(lease.key(), next.get(), attempts);
   }
 
   /** Moves a held message straight to the dead letters, if the lease still holds. */
-  QueueResult deadLetter(Connection c, Lease lease, String error) throws SQLException {
+  QueueResult deadLetter(Connection c, Lease lease, AttemptErrorLog.Failure f) throws SQLException {
     Attempts held = attempts(c, lease);
     if (held == null) {
       return lost(lease);
     }
-    move(c, lease, held.count(), error, core.clock().instant());
-    return new QueueResult.DeadLettered(lease.key(), held.count(), error);
+    Instant now = core.clock().instant();
+    move(c, lease, held.count(), f.text(), now);
+    errors.record(c, lease, held.count(), f, now.toEpochMilli());
+    return new QueueResult.DeadLettered(lease.key(), held.count(), f.text());
   }
 
   /** A held message's deliveries so far and its first claim. */
@@ -136,8 +149,7 @@ final class QueueDeadLetters {
 
   /** An error text as stored: storable, and cut to {@value #MAX_ERROR_CHARS} characters. */
   static String bound(String error) {
-    String e = SqlRejectionStore.storable(error == null ? "(no error text)" : error);
-    return e.length() <= MAX_ERROR_CHARS ? e : e.substring(0, MAX_ERROR_CHARS - 1) + "\u2026";
+    return SqlRejectionStore.cut(error == null ? "(no error text)" : error, MAX_ERROR_CHARS);
   }
 
   List<DeadLetter> list(String queue, int limit) {

@@ -78,11 +78,13 @@ final class QueueStatements {
             + " WHERE queue = ? AND leased = 1 AND deliver_at > ? AND partition_key IS NOT NULL"
             + " GROUP BY partition_key";
     claimIds = dialect.claimIds(m, CLAIM_IDS);
-    ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ? RETURNING payload_ref";
+    // Each removal of a message returns its large body's reference and whether it ever failed
+    // (then it may have kept errors; a requeue carries the dead letter's last error over).
+    String removed = " RETURNING payload_ref, " + FAILED;
+    ack = "DELETE FROM " + m + " WHERE id = ? AND fence = ?" + removed;
     ackMany = dialect.ackMany(m);
     renew = "UPDATE " + m + " SET deliver_at = ? WHERE id = ? AND fence = ?";
-    ackLive =
-        "DELETE FROM " + m + " WHERE id = ? AND fence = ? AND deliver_at > ? RETURNING payload_ref";
+    ackLive = "DELETE FROM " + m + " WHERE id = ? AND fence = ? AND deliver_at > ?" + removed;
     renewLive = renew + " AND deliver_at > ?";
     reschedule =
         "UPDATE "
@@ -124,7 +126,7 @@ final class QueueStatements {
                 "partition_key",
                 "traceparent"));
     deleteMessage = "DELETE FROM " + m + " WHERE id = ? AND fence = ?";
-    withdraw = "DELETE FROM " + m + " WHERE queue = ? AND message_key = ? RETURNING payload_ref";
+    withdraw = "DELETE FROM " + m + " WHERE queue = ? AND message_key = ?" + removed;
     dropReplacedDeadPayload =
         "DELETE FROM "
             + p
@@ -157,8 +159,9 @@ final class QueueStatements {
         "INSERT INTO "
             + m
             + " (queue, message_key, fingerprint, payload, payload_ref, deliver_at, created_at,"
-            + " priority, partition_key, traceparent) SELECT queue, message_key, fingerprint,"
-            + " payload, payload_ref, ?, created_at, priority, partition_key, traceparent FROM "
+            + " priority, partition_key, traceparent, last_error) SELECT queue, message_key,"
+            + " fingerprint, payload, payload_ref, ?, created_at, priority, partition_key,"
+            + " traceparent, last_error FROM "
             + p
             + "dead_letters WHERE queue = ? AND message_key = ?";
     requeue = dialect.insertOrNothing(requeueFrom, "queue, message_key");
@@ -184,6 +187,9 @@ final class QueueStatements {
             u, "queue, message_key", "queue = ? AND taken_until <= ?", "taken_until");
     StatementCache.registerFields(this, MethodHandles.lookup());
   }
+
+  /** Whether a removed message ever failed, 1 or 0: a column its removal returns. */
+  static final String FAILED = "CASE WHEN last_error IS NULL THEN 0 ELSE 1 END";
 
   /** How many ids {@link #claimIds} takes; fewer are padded by repeating the last. */
   static final int CLAIM_IDS = 64;

@@ -34,12 +34,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -66,6 +64,8 @@ public final class SqlJobQueue implements JobQueue {
   private final QueueRenewals renewals;
   private final QueuePauses pauses;
   private final QueueReads reads;
+  private final AttemptErrorLog errors;
+  private final QueueAcks acks;
   private final java.util.concurrent.atomic.AtomicReference<DeadLetterHook> deadLetterHook;
 
   /**
@@ -135,10 +135,12 @@ public final class SqlJobQueue implements JobQueue {
     this.partitionLimits = partitionLimits;
     this.sends = new QueueSends(core, sql, notifyChannel, uniqueness);
     this.deadLetterHook = deadLetterHook;
-    this.dead = new QueueDeadLetters(core, sql, deadLetterHook);
+    this.errors = new AttemptErrorLog(core, prefix, core.attemptErrorsKept());
+    this.dead = new QueueDeadLetters(core, sql, deadLetterHook, errors);
     this.rates = rates;
     this.claims =
         new QueueClaims(core, sql, policy, dead, claimCounters, limits, partitionLimits, rates);
+    this.acks = new QueueAcks(core, sql, claims, errors);
     this.published = new QueueEvents(core.events(), signals, claims);
     this.batches = new QueueBatches(core.database(), this::ackEach, published);
     this.renewals = new QueueRenewals(core, sql, claims);
@@ -301,14 +303,6 @@ public final class SqlJobQueue implements JobQueue {
     return claimed;
   }
 
-  private static Long[] boxed(long[] values) {
-    Long[] out = new Long[values.length];
-    for (int i = 0; i < values.length; i++) {
-      out[i] = values[i];
-    }
-    return out;
-  }
-
   @Override
   public QueueResult renew(Lease lease, Duration extension) {
     Objects.requireNonNull(lease, "lease");
@@ -342,33 +336,7 @@ public final class SqlJobQueue implements JobQueue {
    * queue, only a lease that has not run out: its room may be another claim's now.
    */
   public QueueResult ackIn(Connection c, Lease lease) throws SQLException {
-    boolean limited = claims.limited(lease.queue());
-    try (PreparedStatement ps = c.prepareStatement(limited ? sql.ackLive : sql.ack)) {
-      ps.setLong(1, lease.messageId());
-      ps.setLong(2, lease.fence());
-      if (limited) {
-        times.set(ps, 3, core.clock().millis());
-      }
-      String ref;
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return lost(lease);
-        }
-        ref = rs.getString(1);
-      }
-      deletePayload(c, ref);
-      return new QueueResult.Completed(lease.key());
-    }
-  }
-
-  private void deletePayload(Connection c, String ref) throws SQLException {
-    if (ref == null) {
-      return;
-    }
-    try (PreparedStatement ps = c.prepareStatement(sql.deletePayload)) {
-      ps.setString(1, ref);
-      ps.executeUpdate();
-    }
+    return acks.ackIn(c, lease);
   }
 
   /** Carries the work's own exception through the transaction runner. */
@@ -484,53 +452,9 @@ public final class SqlJobQueue implements JobQueue {
     return out;
   }
 
-  /**
-   * Acknowledges {@code leases} inside an open transaction, each as {@link #ackIn} does: on
-   * PostgreSQL in one statement for all of them ({@link
-   * dev.onceonly.internal.dialect.SqlDialect#ackMany}), so a batch costs one round trip instead of
-   * one per lease. Every acknowledged message's row stays locked until the transaction ends, so the
-   * works that follow run with their acknowledgements held, as {@link #completeIn} says.
-   */
+  /** Acknowledges {@code leases} inside an open transaction: {@link QueueAcks#ackEach}. */
   private List<QueueResult> ackEach(Connection c, List<Lease> leases) throws SQLException {
-    if (leases.size() < 2
-        || sql.ackMany.isEmpty()
-        || leases.stream().anyMatch(l -> claims.limited(l.queue()))) {
-      List<QueueResult> out = new ArrayList<>(leases.size());
-      for (Lease l : leases) {
-        out.add(ackIn(c, l));
-      }
-      return out;
-    }
-    long[] ids = new long[leases.size()];
-    long[] fences = new long[leases.size()];
-    for (int i = 0; i < ids.length; i++) {
-      ids[i] = leases.get(i).messageId();
-      fences[i] = leases.get(i).fence();
-    }
-    Set<List<Long>> deleted = new HashSet<>();
-    List<String> refs = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.ackMany.get())) {
-      ps.setArray(1, c.createArrayOf("bigint", boxed(ids)));
-      ps.setArray(2, c.createArrayOf("bigint", boxed(fences)));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          deleted.add(List.of(rs.getLong(1), rs.getLong(2)));
-          refs.add(rs.getString(3));
-        }
-      }
-    }
-    for (String ref : refs) {
-      deletePayload(c, ref);
-    }
-    List<QueueResult> out = new ArrayList<>(leases.size());
-    for (Lease l : leases) {
-      // A lease listed twice is acknowledged once, as two statements would: the second finds none.
-      out.add(
-          deleted.remove(List.of(l.messageId(), l.fence()))
-              ? new QueueResult.Completed(l.key())
-              : lost(l));
-    }
-    return out;
+    return acks.ackEach(c, leases);
   }
 
   /**
@@ -615,19 +539,7 @@ public final class SqlJobQueue implements JobQueue {
 
   /** Removes a message by key on a connection inside this store's open transaction. */
   public boolean withdrawIn(Connection c, String queue, String key) throws SQLException {
-    String ref;
-    try (PreparedStatement ps = c.prepareStatement(sql.withdraw)) {
-      ps.setString(1, queue);
-      ps.setString(2, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return false;
-        }
-        ref = rs.getString(1);
-      }
-    }
-    deletePayload(c, ref);
-    return true;
+    return acks.withdrawIn(c, queue, key);
   }
 
   @Override
@@ -652,23 +564,47 @@ public final class SqlJobQueue implements JobQueue {
 
   @Override
   public QueueResult nack(Lease lease, String error, Duration requiredWait) {
-    Objects.requireNonNull(lease, "lease");
     Bounds.nonNegative(requiredWait, "requiredWait");
-    String bounded = bound(error);
+    return fail(lease, AttemptErrorLog.Failure.of(error), requiredWait);
+  }
+
+  @Override
+  public QueueResult nack(Lease lease, Throwable error) {
+    return fail(
+        lease, AttemptErrorLog.Failure.of(Objects.requireNonNull(error, "error")), Duration.ZERO);
+  }
+
+  /** Records a failed attempt: retried by the policy, or with {@code wait} null dead-lettered. */
+  private QueueResult fail(Lease lease, AttemptErrorLog.Failure f, Duration wait) {
+    Objects.requireNonNull(lease, "lease");
     return published.settled(
         lease.queue(),
         published.started(),
-        core.database().write(c -> dead.fail(c, lease, bounded, requiredWait, policy)));
+        core.database()
+            .write(
+                c ->
+                    wait == null
+                        ? dead.deadLetter(c, lease, f)
+                        : dead.fail(c, lease, f, wait, policy)));
   }
 
   @Override
   public QueueResult deadLetter(Lease lease, String error) {
-    Objects.requireNonNull(lease, "lease");
-    String bounded = bound(error);
-    return published.settled(
-        lease.queue(),
-        published.started(),
-        core.database().write(c -> dead.deadLetter(c, lease, bounded)));
+    return fail(lease, AttemptErrorLog.Failure.of(error), null);
+  }
+
+  @Override
+  public QueueResult deadLetter(Lease lease, Throwable error) {
+    return fail(lease, AttemptErrorLog.Failure.of(Objects.requireNonNull(error, "error")), null);
+  }
+
+  @Override
+  public List<dev.onceonly.queue.AttemptError> attemptErrors(String queue, String key) {
+    if (queue == null) { // any queue name, as a find of a row that exists takes any key
+      throw new dev.onceonly.InvalidRequestException("queue", "is required");
+    }
+    checkExisting(key);
+    return errors.list(queue, key);
   }
 
   /**
@@ -790,9 +726,5 @@ public final class SqlJobQueue implements JobQueue {
   @Override
   public AutoCloseable onSend(Consumer<String> listener) {
     return signals.add(listener);
-  }
-
-  private static String bound(String error) {
-    return QueueDeadLetters.bound(error);
   }
 }

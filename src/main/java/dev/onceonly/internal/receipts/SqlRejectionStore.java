@@ -64,8 +64,19 @@ public final class SqlRejectionStore implements RejectionStore {
   }
 
   private String cut(String reason) {
-    int max = core.rejectionReasonChars();
-    String clean = storable(reason);
+    return cut(reason, core.rejectionReasonChars());
+  }
+
+  /**
+   * Returns {@code text} made {@link #storable} and cut to {@code max} characters, the last one an
+   * ellipsis when cut, never inside a surrogate pair.
+   *
+   * @param text the text
+   * @param max the most characters, at least 2
+   * @return the bounded text
+   */
+  public static String cut(String text, int max) {
+    String clean = storable(text);
     if (clean.length() <= max) {
       return clean;
     }

@@ -29,6 +29,7 @@ import java.util.regex.Pattern;
  * @param tombstoneRetention how much longer a fingerprint is kept after that
  * @param rejectionReasonChars bound on a rejection's reason
  * @param rejectionBodyBytes bound on a rejection's body excerpt
+ * @param attemptErrorsKept how many failed attempts of a message keep their error, 0 for none
  * @param sql the statements, built for the table prefix
  * @param events where outcomes are published, after their transaction
  * @param traces the trace context recorded with each sent message
@@ -42,6 +43,7 @@ public record StoreContext(
     Duration tombstoneRetention,
     int rejectionReasonChars,
     int rejectionBodyBytes,
+    int attemptErrorsKept,
     Sql sql,
     Events events,
     TraceContext traces) {

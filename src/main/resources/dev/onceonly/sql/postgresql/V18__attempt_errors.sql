@@ -1,0 +1,16 @@
+-- OnceOnly schema version 18 for PostgreSQL: each failed attempt's error, kept per message, as in
+-- SQLite's version 18. An entry is written after the fenced update or delete that records the
+-- failure, which holds the message's row lock, so two writers never number the same entry.
+
+CREATE TABLE IF NOT EXISTS ${prefix}attempt_errors (
+  queue        TEXT COLLATE "C" NOT NULL,
+  message_key  TEXT COLLATE "C" NOT NULL,
+  seq          INTEGER     NOT NULL,
+  attempt      INTEGER     NOT NULL,
+  lease_number BIGINT      NOT NULL,
+  failed_at    TIMESTAMPTZ NOT NULL,
+  error_class  TEXT,
+  message      TEXT        NOT NULL,
+  trace        TEXT,
+  PRIMARY KEY (queue, message_key, seq)
+);
