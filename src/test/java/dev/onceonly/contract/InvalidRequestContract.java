@@ -217,8 +217,8 @@ public class InvalidRequestContract extends ContractSupport {
   }
 
   /**
-   * A waiting message with a large payload (its key kept taken for an hour), and a dead letter, so
-   * every table has a row.
+   * A waiting message with a large payload (its key kept taken for an hour), a dead letter and a
+   * paused queue, so every table has a row.
    */
   private void seedQueue() {
     once.queue().sendLarge(null, Message.of("jobs", "big", Map.of("n", 1)), new byte[] {1, 2, 3});
@@ -226,6 +226,7 @@ public class InvalidRequestContract extends ContractSupport {
     for (Delivery d : once.queue().receive("poison", 1, Duration.ofMinutes(1))) {
       once.queue().deadLetter(d.lease(), "seed");
     }
+    once.queue().pause("held", "seed", "a paused queue, so its table has a row");
   }
 
   static Effect<Ticket, SQLException> mustNotRun() {
