@@ -240,13 +240,24 @@ public class JoinedSnapshotContract extends ContractSupport {
     }
   }
 
-  /** Whether a session waits for a lock: the caller's step behind the competitor's key lock. */
+  /**
+   * Whether a session waits for a lock: the caller's step behind the competitor's key lock. On
+   * MariaDB this reads InnoDB's monitor, not {@code information_schema.innodb_lock_waits}: those
+   * tables are served from a cache that is refreshed only when nobody read it for 100 ms, so a wait
+   * polled every few milliseconds keeps it stale for good and never shows the wait.
+   */
   private boolean aLockWaits() {
-    String sql =
-        dialect() == Dialect.POSTGRESQL
-            ? "SELECT COUNT(*) FROM pg_locks WHERE NOT granted"
-            : "SELECT COUNT(*) FROM information_schema.innodb_lock_waits";
-    return countRows(sql) > 0;
+    if (dialect() == Dialect.POSTGRESQL) {
+      return countRows("SELECT COUNT(*) FROM pg_locks WHERE NOT granted") > 0;
+    }
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SHOW ENGINE INNODB STATUS")) {
+      rs.next();
+      return rs.getString("Status").contains("FOR THIS LOCK TO BE GRANTED");
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private long countRows(String sql, Object... args) {
