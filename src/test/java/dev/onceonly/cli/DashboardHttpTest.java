@@ -159,7 +159,9 @@ class DashboardHttpTest {
       ByteArrayOutputStream all = new ByteArrayOutputStream();
       byte[] buf = new byte[8192];
       try {
-        for (int n; (n = in.read(buf)) > 0; ) {
+        // until the answer is whole, not until the server closes: an answer that keeps the
+        // connection open despite "Connection: close" would otherwise cost the idle timeout
+        for (int n; !whole(all.toString(StandardCharsets.ISO_8859_1)) && (n = in.read(buf)) > 0; ) {
           all.write(buf, 0, n);
         }
       } catch (java.net.SocketException reset) {
@@ -167,6 +169,22 @@ class DashboardHttpTest {
       }
       return Answer.of(all.toString(StandardCharsets.ISO_8859_1));
     }
+  }
+
+  /** Whether {@code raw} holds a whole answer: its head and the body its head announces. */
+  private static boolean whole(String raw) {
+    int end = raw.indexOf("\r\n\r\n");
+    if (end < 0) {
+      return false;
+    }
+    String head = raw.substring(0, end).toLowerCase(Locale.ROOT);
+    String body = raw.substring(end + 4);
+    if (head.contains("\r\ntransfer-encoding: chunked")) {
+      return body.endsWith("0\r\n\r\n");
+    }
+    java.util.regex.Matcher length =
+        java.util.regex.Pattern.compile("\r\ncontent-length: *(\\d+)").matcher(head);
+    return length.find() && body.length() >= Integer.parseInt(length.group(1));
   }
 
   /** One raw HTTP answer. */
