@@ -2,7 +2,12 @@ package dev.onceonly.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
+import dev.onceonly.external.Claim;
+import dev.onceonly.external.ClaimOutcome;
+import dev.onceonly.external.Failure;
+import dev.onceonly.external.ProbeAnswer;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -249,6 +254,51 @@ class DashboardHostileInputTest {
       shown.add(m.group(1));
     }
     assertThat(shown).as(body).containsExactlyInAnyOrder("tagged-key", "tagged-\\u{E0041}key");
+  }
+
+  @Test
+  void aHostileProbeAnswerIsStoredWholeAndShownEscapedOnTheUnknownOutcomesPage() throws Exception {
+    String hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>\u202Efdp.exe\u0007\"'&";
+    IntentKey key = IntentKey.of("u-1", "charge-1");
+    try (OnceOnly probing =
+        OnceOnly.builder()
+            .sqlite(dir.resolve("app.db"))
+            .statusProbe("charge", claim -> ProbeAnswer.stillUnknown(hostile))
+            .build()) {
+      Claim c =
+          ((ClaimOutcome.Claimed)
+                  probing
+                      .externalEffects()
+                      .claim(key, "charge", Map.of("cents", 5), java.time.Duration.ofMinutes(1)))
+              .claim();
+      probing.externalEffects().fail(c, Failure.unknownAfterSend("timeout after send"));
+      probing.externalEffects().resolveUnknown();
+    }
+    List<String> stored = new ArrayList<>();
+    try (Connection c = connect();
+        ResultSet rs =
+            c.createStatement()
+                .executeQuery("SELECT state, last_probe_answer FROM onceonly_claims")) {
+      while (rs.next()) {
+        stored.add(rs.getString(1) + " " + rs.getString(2));
+      }
+    }
+    assertThat(stored).containsExactly("UNKNOWN still unknown: " + hostile);
+
+    HttpResponse<String> page = server.get("/unknown");
+
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.body())
+        .contains("charge-1", "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x", "\\u{202E}")
+        .doesNotContain("<script", "<img", "\u202E", "\u0007");
+    try (Connection c = connect();
+        ResultSet rs =
+            c.createStatement()
+                .executeQuery("SELECT state, last_probe_answer FROM onceonly_claims")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1) + " " + rs.getString(2)).isEqualTo(stored.get(0));
+      assertThat(rs.next()).isFalse();
+    }
   }
 
   @Test
