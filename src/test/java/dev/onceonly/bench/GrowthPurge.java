@@ -152,6 +152,10 @@ final class GrowthPurge {
                     return;
                   }
                 }
+                long now = System.nanoTime();
+                if (now - since >= 100_000_000L) { // a stall that lasts to the end of the purge
+                  stalls.add(new long[] {since, now - since});
+                }
               },
               "growth-monitor");
       worker.start();
