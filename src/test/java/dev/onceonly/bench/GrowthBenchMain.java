@@ -203,6 +203,11 @@ public final class GrowthBenchMain {
             "the claim's window at the last level",
             List.of(GrowthClaims.partitionWindow(store, s.batch())),
             plans);
+        GrowthPurge.explain(
+            store,
+            "the due window of one queue at the last level",
+            GrowthClaims.flatWindow(store, s.batch()),
+            plans);
         System.out.println(claims);
       }
       long messages = store.count("SELECT count(*) FROM " + GrowthStore.PREFIX + "messages");

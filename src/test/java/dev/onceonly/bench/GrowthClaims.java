@@ -116,6 +116,30 @@ final class GrowthClaims {
         + batch;
   }
 
+  /**
+   * The due window of a claim of {@value #FLAT} at its one priority (the inner seek of the
+   * library's claim, the parameters inlined), and, on PostgreSQL, the dead rows its table holds.
+   */
+  static List<String> flatWindow(GrowthStore store, int batch) {
+    String sql =
+        "SELECT id FROM "
+            + GrowthStore.PREFIX
+            + "messages WHERE queue = '"
+            + FLAT
+            + "' AND priority = 0 AND deliver_at <= "
+            + GrowthPurge.now(store)
+            + " ORDER BY deliver_at, id LIMIT "
+            + batch;
+    return store instanceof GrowthStore.Sqlite
+        ? List.of(sql)
+        : List.of(
+            sql,
+            "SELECT n_live_tup, n_dead_tup, last_autovacuum FROM pg_stat_user_tables"
+                + " WHERE relname = '"
+                + GrowthStore.PREFIX
+                + "messages'");
+  }
+
   /** Inserts due messages into {@code queue} until it holds {@code level}. */
   static void fill(GrowthStore store, String queue, long level, Backlog next, int partitions)
       throws SQLException {

@@ -282,9 +282,19 @@ abstract class GrowthStore implements AutoCloseable {
     List<String> explain(Connection c, String sql) throws SQLException {
       List<String> lines = new ArrayList<>();
       try (Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("EXPLAIN (ANALYZE, BUFFERS) " + sql)) {
+          // the statistics views are read as they are: their rows are the evidence, not a plan
+          ResultSet rs =
+              s.executeQuery(
+                  sql.contains("pg_stat_user_tables")
+                      ? sql
+                      : "EXPLAIN (ANALYZE, BUFFERS) " + sql)) {
+        int columns = rs.getMetaData().getColumnCount();
         while (rs.next()) {
-          lines.add(rs.getString(1));
+          StringBuilder line = new StringBuilder();
+          for (int i = 1; i <= columns; i++) {
+            line.append(i > 1 ? " | " : "").append(rs.getString(i));
+          }
+          lines.add(line.toString());
         }
       }
       return lines;
