@@ -229,6 +229,7 @@ public final class GrowthBenchMain {
         GrowthPurge.Reads r = GrowthPurge.reads(once, store, "messages only", s.rounds());
         row(reads, title, r);
         GrowthPurge.explain(store, "messages only", GrowthPurge.statusStatements(store), plans);
+        GrowthPurge.explain(store, "messages only", List.of(GrowthPurge.countQueues()), plans);
         System.out.println(reads);
       }
       if (s.parts().contains("purge")) {

@@ -281,6 +281,19 @@ final class GrowthPurge {
             + "receipts");
   }
 
+  /**
+   * The first statement of the overview's Queues table ({@code Maintenance.queues("", 0, 10)}): how
+   * many queues there are, a copy of the library's {@code countQueues}.
+   */
+  static String countQueues() {
+    String p = GrowthStore.PREFIX;
+    return "SELECT COUNT(*) FROM (SELECT queue FROM "
+        + p
+        + "messages UNION SELECT queue FROM "
+        + p
+        + "dead_letters) q";
+  }
+
   /** Prints the plan of each of {@code sqls} on {@code store}, with the time it took, to out. */
   static void explain(GrowthStore store, String when, List<String> sqls, StringBuilder out)
       throws Exception {
