@@ -71,7 +71,9 @@ import org.sqlite.SQLiteDataSource;
  * {@code cases=plain,tx,replay,queued} chooses the cases, for a profile of one; {@code
  * replayCache=0} turns the plain filter's replay cache off; {@code turns=0} leaves the
  * application's pool unwrapped by {@link SqliteWriteTurns}, so that its writers sleep in SQLite's
- * busy handler; {@code turns=ab} compares each endpoint wrapped and unwrapped, A B B A).
+ * busy handler; {@code turns=ab} compares each endpoint wrapped and unwrapped, A B B A). {@code
+ * db=postgresql} or {@code db=mariadb} runs {@link HttpDbBenchMain} instead (the default: {@code
+ * db=sqlite}, this class).
  */
 public final class HttpBenchMain {
   private HttpBenchMain() {}
@@ -118,6 +120,10 @@ public final class HttpBenchMain {
     for (String arg : args) {
       int eq = arg.indexOf('=');
       a.put(eq < 0 ? arg : arg.substring(0, eq), eq < 0 ? "" : arg.substring(eq + 1));
+    }
+    if (!"sqlite".equals(a.getOrDefault("db", "sqlite"))) {
+      HttpDbBenchMain.main(args); // db=postgresql or db=mariadb, with the floors in the same run
+      return;
     }
     int seconds = Integer.parseInt(a.getOrDefault("seconds", "5"));
     int clients = Integer.parseInt(a.getOrDefault("clients", "4"));

@@ -233,11 +233,11 @@ public final class HttpFloorMain {
     }
   }
 
-  private static final String FINGERPRINT =
+  static final String FINGERPRINT =
       "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 
   /** About the size of the bench's stored response: status, headers, body. */
-  private static final String RESPONSE =
+  static final String RESPONSE =
       "{\"status\":201,\"headers\":{\"Content-Type\":[\"application/json\"]},"
           + "\"body\":\"eyJpZCI6IjEyMzQ1Njc4LTEyMzQtMTIzNC0xMjM0LTEyMzQ1Njc4OTAxMiJ9\"}";
 }
