@@ -135,12 +135,20 @@ class VirtualThreadWorkerOnJdk21IT {
     }
   }
 
-  /** Whether the pinning was a wait for the initialization of a class not of the library. */
+  /**
+   * Whether the pinning was the JDK's own: a wait for the initialization of a class not of the
+   * library, or a critical section of the JDK's.
+   */
   private static boolean jdkInitialization(RecordedEvent e) {
     if (!e.hasField("pinnedReason")) {
       return false;
     }
     String reason = String.valueOf((Object) e.getValue("pinnedReason"));
+    if (reason.contains("Freeze or preempt failed (2)")) {
+      // HotSpot's freeze_pinned_cs: the continuation was pinned by a critical section, which only
+      // the JDK's own code enters (jdk.internal.vm.Continuation.pin); the library has none
+      return true;
+    }
     String prefix = "initialization of ";
     int at = reason.indexOf(prefix);
     return at >= 0 && !reason.substring(at + prefix.length()).startsWith("dev.onceonly.");
