@@ -19,6 +19,20 @@ public final class RateWindows {
     return most;
   }
 
+  /**
+   * The claims per whole window, on average, from the first claim up to the window of the last: how
+   * much of the limit the claims used while work waited. A whole window of the machine's own stall
+   * (a collection, a starved process on a loaded machine) lowers the fewest to nothing but the mean
+   * by one window's share, while a limiter that leaves part of every window unused lowers the mean
+   * as much as the fewest.
+   */
+  public static double meanInWholeWindows(List<Long> times, long window) {
+    long first = times.get(0);
+    int whole = (int) ((times.get(times.size() - 1) - first) / window);
+    long in = times.stream().filter(t -> (t - first) / window < whole).count();
+    return whole == 0 ? 0 : (double) in / whole;
+  }
+
   /** The fewest claims in the whole windows from the first claim up to the window of the last. */
   public static int leastInAWholeWindow(List<Long> times, long window) {
     long first = times.get(0);
