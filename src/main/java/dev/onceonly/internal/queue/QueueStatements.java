@@ -202,18 +202,19 @@ final class QueueStatements {
    * queue, now, the limit, how many. With {@code rateClaims}, the partitions whose rate window is
    * full are left out too, with three more parameters before how many: the queue, the window's
    * start, the rate limit. A paused queue (a row in {@code pauses}) has none: tested with {@code
-   * NOT IN} over the pauses (never null, their key), which PostgreSQL evaluates once as a hashed
-   * subplan; a {@code NOT EXISTS} it makes an anti join estimated at one row, and then reads and
-   * sorts every due message of the queue instead of walking the claim order's index (16 claims a
-   * second with a million messages waiting over 1,000 partitions, docs/performance-growth.md).
+   * NOT IN} ({@link SqlDialect#unpaused}) over the pauses (never null, their key), which PostgreSQL
+   * evaluates once as a hashed subplan; a {@code NOT EXISTS} it makes an anti join estimated at one
+   * row, and then reads and sorts every due message of the queue instead of walking the claim
+   * order's index (16 claims a second with a million messages waiting over 1,000 partitions,
+   * docs/performance-growth.md).
    */
   private static String partitionWindow(
       String m, String pauses, SqlDialect dialect, boolean oldestFirst, String rateClaims) {
     return "SELECT x.id, x.partition_key FROM "
         + m
-        + " x WHERE x.queue = ? AND x.queue NOT IN (SELECT z.queue FROM "
-        + pauses
-        + " z) AND "
+        + " x WHERE x.queue = ? AND "
+        + SqlDialect.unpaused(pauses, "x.queue")
+        + " AND "
         + dialect.notIndexed("x.deliver_at")
         + " <= ? AND (x.partition_key IS NULL OR x.partition_key NOT IN (SELECT b.partition_key"
         + " FROM "
