@@ -37,6 +37,22 @@ public interface Maintenance {
   StoreStatus status();
 
   /**
+   * Counts what is waiting or stuck, at this instance's clock: pending intents, messages per queue
+   * and state, dead letters, external claims per state, and the oldest pending intent and due
+   * message. The same figures as {@link #status()}, without its counts of receipts, intents and
+   * rejections, which read every row the store has kept: this is the read for something polled
+   * (gauges, a health check), whose cost then follows the work outstanding rather than the receipts
+   * written. The default reads {@link #status()}; the store's own implementation reads only these
+   * tables.
+   *
+   * @return an immutable snapshot of the backlog
+   * @throws dev.onceonly.StoreException if the database cannot be read
+   */
+  default Backlog backlog() {
+    return Backlog.of(status());
+  }
+
+  /**
    * Returns the intent registered longest ago that still has no receipt.
    *
    * @return its key, registration time and age, or empty when every intent has a receipt

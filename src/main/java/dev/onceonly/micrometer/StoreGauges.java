@@ -1,5 +1,6 @@
 package dev.onceonly.micrometer;
 
+import dev.onceonly.maintenance.Backlog;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -21,8 +22,10 @@ import java.util.function.ToDoubleFunction;
 /**
  * Gauges of the rows that say whether anything is stuck: pending intents, messages due, leased and
  * delayed per queue, the age of the oldest due message, dead letters per queue and claims whose
- * outcome is unknown. They are read from {@link Maintenance#status()} on an interval by one daemon
+ * outcome is unknown. They are read from {@link Maintenance#backlog()} on an interval by one daemon
  * thread, never per step, and a gauge shows the last sample (a scrape never touches the database).
+ * A sample reads the outstanding work only, never the receipts kept, so its cost does not grow as
+ * receipts accumulate.
  *
  * <p>Gauges: {@code onceonly.intents.pending}, {@code onceonly.intents.oldest.pending.age}, {@code
  * onceonly.queue.messages} (tags {@code queue}, {@code state}: due, leased, delayed), {@code
@@ -45,7 +48,7 @@ public final class StoreGauges implements MeterBinder, AutoCloseable {
   private final Tags common;
   private final Set<String> queuesSeen = ConcurrentHashMap.newKeySet();
   private final AtomicLong failures = new AtomicLong();
-  private volatile StoreStatus last;
+  private volatile Backlog last;
   private volatile MeterRegistry registry;
   private ScheduledExecutorService sampler;
   private boolean failing;
@@ -60,8 +63,8 @@ public final class StoreGauges implements MeterBinder, AutoCloseable {
    * Returns gauges sampled from {@code maintenance} every {@code every}, once bound.
    *
    * @param maintenance the store's maintenance ({@code OnceOnly.maintenance()})
-   * @param every how often to read the counts, at least one second (each sample counts rows of
-   *     every table)
+   * @param every how often to read the counts, at least one second (each sample counts the pending
+   *     intents, messages, dead letters and claims)
    * @return the gauges, not yet bound
    * @throws IllegalArgumentException if {@code every} is shorter than one second
    */
@@ -153,9 +156,9 @@ public final class StoreGauges implements MeterBinder, AutoCloseable {
       if (r == null) {
         return;
       }
-      StoreStatus status;
+      Backlog status;
       try {
-        status = maintenance.status();
+        status = maintenance.backlog();
       } catch (RuntimeException e) {
         failures.incrementAndGet();
         LOG.log(
@@ -191,26 +194,26 @@ public final class StoreGauges implements MeterBinder, AutoCloseable {
     gauge("onceonly.queue.dead.letters", q, s -> s.deadLetters().getOrDefault(queue, 0L));
   }
 
-  private static StoreStatus.QueueCounts counts(StoreStatus s, String queue) {
+  private static StoreStatus.QueueCounts counts(Backlog s, String queue) {
     return s.messages().getOrDefault(queue, NONE);
   }
 
   private static final StoreStatus.QueueCounts NONE = new StoreStatus.QueueCounts(0, 0, 0);
 
-  private void gauge(String name, Tags tags, ToDoubleFunction<StoreStatus> value) {
+  private void gauge(String name, Tags tags, ToDoubleFunction<Backlog> value) {
     Gauge.builder(name, this, g -> g.value(value))
         .tags(common.and(tags))
         .strongReference(true)
         .register(registry);
   }
 
-  private double value(ToDoubleFunction<StoreStatus> value) {
-    StoreStatus s = last;
+  private double value(ToDoubleFunction<Backlog> value) {
+    Backlog s = last;
     return s == null ? Double.NaN : value.applyAsDouble(s);
   }
 
-  private double seconds(java.util.function.Function<StoreStatus, Duration> age) {
-    StoreStatus s = last;
+  private double seconds(java.util.function.Function<Backlog, Duration> age) {
+    Backlog s = last;
     return s == null ? Double.NaN : age.apply(s).toNanos() / 1e9;
   }
 

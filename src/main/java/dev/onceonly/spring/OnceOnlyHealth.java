@@ -1,6 +1,7 @@
 package dev.onceonly.spring;
 
 import dev.onceonly.Durability;
+import dev.onceonly.maintenance.Backlog;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import java.time.Duration;
@@ -35,7 +36,7 @@ record OnceOnlyHealth(boolean down, Map<String, Object> details) {
       details.put("problems", problems);
       return new OnceOnlyHealth(true, details);
     }
-    StoreStatus status = maintenance.status();
+    Backlog status = maintenance.backlog();
     details.put("pendingIntents", status.pendingIntents());
     Duration oldest = status.oldestPending().map(StoreStatus.PendingIntent::age).orElse(null);
     details.put("oldestPendingIntentAge", oldest == null ? null : oldest.toString());

@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * store with {@link OnceOnlyMetrics} on a {@code SimpleMeterRegistry} and its gauges sampled every
  * second (B; {@code gaugeSeconds=N} samples every N seconds instead, {@code gaugeSeconds=3600}
  * leaves the gauges out of a run), in the order A B B A, so that a drift of the shared machine
- * falls on both alike. Prints each phase's rate, the load average before and after, and B's rate
- * relative to A's.
+ * falls on both alike. Prints each phase's rate, the load average before and after, B's rate
+ * relative to A's, and what one gauge sample costs at the end against a full status.
  *
  * <pre>
  * mvn -B -Pbench test-compile exec:exec -Dbench.main=dev.onceonly.bench.MetricsOverheadMain \
@@ -80,12 +80,41 @@ public final class MetricsOverheadMain {
             a[1],
             100 * (b[0] + b[1]) / (a[0] + a[1]),
             metered.events().dropped());
+        readCosts(metered);
       } finally {
         BenchDb.delete(plainFile);
         BenchDb.delete(meteredFile);
       }
     }
     System.out.println("load average after: " + load());
+  }
+
+  /**
+   * What one gauge sample reads now, against a full status on the same store: the median of five
+   * calls of each, alternating, with the receipts the store holds by then.
+   */
+  private static void readCosts(OnceOnly once) {
+    long[] backlog = new long[5];
+    long[] status = new long[5];
+    long receipts = 0;
+    for (int i = 0; i < 5; i++) {
+      long t0 = System.nanoTime();
+      once.maintenance().backlog();
+      long t1 = System.nanoTime();
+      var s = once.maintenance().status();
+      long t2 = System.nanoTime();
+      backlog[i] = t1 - t0;
+      status[i] = t2 - t1;
+      receipts = s.receiptsLive() + s.receiptsExpired() + s.tombstones();
+    }
+    java.util.Arrays.sort(backlog);
+    java.util.Arrays.sort(status);
+    System.out.printf(
+        Locale.ROOT,
+        "  a gauge sample (backlog()) %.2f ms, a status() %.2f ms, at %,d receipts%n",
+        backlog[2] / 1e6,
+        status[2] / 1e6,
+        receipts);
   }
 
   private static void prepare(OnceOnly once) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.external.ClaimOutcome;
+import dev.onceonly.maintenance.Backlog;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.queue.Delivery;
@@ -93,6 +94,9 @@ public class MaintenanceContract extends ContractSupport {
     assertThat(oldest.age()).isEqualTo(Duration.ofMinutes(5).plusSeconds(1));
     assertThat(s.oldestDueAge()).contains(Duration.ofMinutes(5));
     assertThat(once.maintenance().oldestDueAge()).contains(Duration.ofMinutes(5));
+    // the backlog counts the same figures without reading the receipts' totals
+    assertThat(once.maintenance().backlog()).isEqualTo(Backlog.of(s));
+    assertThat(once.maintenance().backlog().deadLetterTotal()).isEqualTo(s.deadLetterTotal());
   }
 
   /**
@@ -162,6 +166,10 @@ public class MaintenanceContract extends ContractSupport {
       Map<String, StoreStatus.QueueCounts> reference = new java.util.TreeMap<>();
       expected.forEach((q, e) -> reference.put(q, new StoreStatus.QueueCounts(e[0], e[1], e[2])));
       assertThat(s.messages()).as("seed %d", seed).isEqualTo(reference);
+      Backlog b = once.maintenance().backlog();
+      assertThat(b.messages()).as("seed %d", seed).isEqualTo(reference);
+      assertThat(b.oldestDueAge()).as("seed %d", seed).isEqualTo(s.oldestDueAge());
+      assertThat(b.deadLetters()).as("seed %d", seed).isEqualTo(s.deadLetters());
       assertThat(s.oldestDueAge())
           .as("seed %d", seed)
           .isEqualTo(
@@ -185,6 +193,7 @@ public class MaintenanceContract extends ContractSupport {
     assertThat(s.claims()).isEmpty();
     assertThat(s.oldestPending()).isEmpty();
     assertThat(s.oldestDueAge()).isEmpty();
+    assertThat(once.maintenance().backlog()).isEqualTo(Backlog.of(s));
     assertThat(once.maintenance().recentDeadLetters(null, 10)).isEmpty();
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.onceonly.IntentKey;
 import dev.onceonly.OnceOnly;
 import dev.onceonly.maintenance.Audit;
+import dev.onceonly.maintenance.Backlog;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.micrometer.OnceOnlyMetrics;
@@ -66,6 +67,7 @@ class OperationsDocsTest extends SqliteDocsTest {
       StoreStatus s = m.status(); // counts per table and state, schema version
       s.messages().get("mail"); // QueueCounts(due, leased, delayed)
       s.oldestPending(); // Optional<PendingIntent>: key, registeredAt, age
+      Backlog b = m.backlog(); // the same without the receipts' totals: for polling
       Maintenance.SchemaVersion v = m.schemaVersion(); // found, required; isCurrent()
 
       LongConsumer progress = n -> log.info("purged {} so far", n);
@@ -84,6 +86,8 @@ class OperationsDocsTest extends SqliteDocsTest {
                   Duration.ofMinutes(5))); // a.clean(), a.counts(), a.findings()
       // ---- end ----
       assertThat(s.messages().get("mail").due()).isEqualTo(1);
+      assertThat(b.messages()).isEqualTo(s.messages());
+      assertThat(b.pendingIntents()).isEqualTo(s.pendingIntents());
       assertThat(s.oldestPending()).isEmpty();
       assertThat(v.isCurrent()).isTrue();
       assertThat(r.deleted() + r.tombstoned()).isZero(); // the receipt is within its retention

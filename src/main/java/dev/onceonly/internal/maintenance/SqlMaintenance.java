@@ -1,12 +1,12 @@
 package dev.onceonly.internal.maintenance;
 
 import dev.onceonly.Durability;
-import dev.onceonly.IntentKey;
 import dev.onceonly.ReceiptStore;
 import dev.onceonly.external.ClaimState;
 import dev.onceonly.internal.db.Database;
 import dev.onceonly.internal.db.Migrator;
 import dev.onceonly.maintenance.Audit;
+import dev.onceonly.maintenance.Backlog;
 import dev.onceonly.maintenance.Maintenance;
 import dev.onceonly.maintenance.QueueBreakdown;
 import dev.onceonly.maintenance.QueuePage;
@@ -26,7 +26,6 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -45,6 +44,7 @@ public final class SqlMaintenance implements Maintenance {
   private final String description;
   private final MaintenanceStatements sql;
   private final QueueInspection queues;
+  private final StatusReads reads;
 
   /**
    * Creates the maintenance view of one store.
@@ -72,78 +72,20 @@ public final class SqlMaintenance implements Maintenance {
     this.description = description;
     this.sql = new MaintenanceStatements(prefix, database.sql());
     this.queues = new QueueInspection(database, prefix);
+    this.reads = new StatusReads(sql, database.times());
   }
 
   @Override
   public StoreStatus status() {
     Instant now = clock.instant();
     int version = schemaVersion().found();
-    return database.read(c -> status(c, now, version));
+    return database.read(c -> reads.status(c, description, now, version));
   }
 
-  private StoreStatus status(Connection c, Instant now, int version) throws SQLException {
-    long[] r = longs(c, sql.countReceipts, 3, now, now);
-    Map<String, QueueCounts> messages = messages(c, now);
-    return new StoreStatus(
-        description,
-        version,
-        now,
-        longs(c, sql.countIntents, 1)[0],
-        longs(c, sql.countPending, 1)[0],
-        r[0],
-        r[1],
-        r[2],
-        messages,
-        grouped(c, sql.countDeadLetters),
-        longs(c, sql.countRejections, 1)[0],
-        grouped(c, sql.countClaims),
-        oldestPending(c, now),
-        oldestDueAge(c, now, messages));
-  }
-
-  /** Counts each queue's messages from two indexes, never reading a message's row. */
-  private Map<String, QueueCounts> messages(Connection c, Instant now) throws SQLException {
-    Map<String, long[]> dueAndAll = new LinkedHashMap<>();
-    try (PreparedStatement ps = prepare(c, sql.countMessages, now);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        dueAndAll.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3)});
-      }
-    }
-    Map<String, Long> leased = new HashMap<>();
-    try (PreparedStatement ps = prepare(c, sql.countLeased, now);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        leased.put(rs.getString(1), rs.getLong(2));
-      }
-    }
-    Map<String, QueueCounts> out = new LinkedHashMap<>();
-    for (Map.Entry<String, long[]> q : dueAndAll.entrySet()) {
-      long due = q.getValue()[0];
-      long held = leased.getOrDefault(q.getKey(), 0L);
-      out.put(q.getKey(), new QueueCounts(due, held, q.getValue()[1] - due - held));
-    }
-    return out;
-  }
-
-  /** The oldest due message over the queues that have one: one index seek per queue. */
-  private Optional<Duration> oldestDueAge(
-      Connection c, Instant now, Map<String, QueueCounts> messages) throws SQLException {
-    Instant oldest = null;
-    try (PreparedStatement ps = c.prepareStatement(sql.oldestDueOfQueue)) {
-      for (Map.Entry<String, QueueCounts> q : messages.entrySet()) {
-        if (q.getValue().due() == 0) {
-          continue;
-        }
-        ps.setString(1, q.getKey());
-        bind(ps, 2, now);
-        try (ResultSet rs = ps.executeQuery()) {
-          Instant at = rs.next() ? instant(rs, 1) : null;
-          oldest = at != null && (oldest == null || at.isBefore(oldest)) ? at : oldest;
-        }
-      }
-    }
-    return oldest == null ? Optional.empty() : Optional.of(Duration.between(oldest, now));
+  @Override
+  public Backlog backlog() {
+    Instant now = clock.instant();
+    return database.read(c -> reads.backlog(c, now));
   }
 
   @Override
@@ -181,34 +123,13 @@ public final class SqlMaintenance implements Maintenance {
   @Override
   public Optional<PendingIntent> oldestPending() {
     Instant now = clock.instant();
-    return database.read(c -> oldestPending(c, now));
-  }
-
-  private Optional<PendingIntent> oldestPending(Connection c, Instant now) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.oldestPending);
-        ResultSet rs = ps.executeQuery()) {
-      if (!rs.next()) {
-        return Optional.empty();
-      }
-      Instant at = instant(rs, 3);
-      return Optional.of(
-          new PendingIntent(
-              IntentKey.of(rs.getString(1), rs.getString(2)), at, Duration.between(at, now)));
-    }
+    return database.read(c -> reads.oldestPending(c, now));
   }
 
   @Override
   public Optional<Duration> oldestDueAge() {
     Instant now = clock.instant();
-    return database.read(c -> oldestDueAge(c, now));
-  }
-
-  private Optional<Duration> oldestDueAge(Connection c, Instant now) throws SQLException {
-    try (PreparedStatement ps = prepare(c, sql.oldestDue, now);
-        ResultSet rs = ps.executeQuery()) {
-      Instant at = rs.next() ? instant(rs, 1) : null;
-      return at == null ? Optional.empty() : Optional.of(Duration.between(at, now));
-    }
+    return database.read(c -> reads.oldestDueAge(c, now));
   }
 
   @Override
@@ -738,40 +659,12 @@ public final class SqlMaintenance implements Maintenance {
 
   private PreparedStatement prepare(Connection c, String statement, Instant... at)
       throws SQLException {
-    PreparedStatement ps = c.prepareStatement(statement);
-    try {
-      for (int i = 0; i < at.length; i++) {
-        bind(ps, i + 1, at[i]);
-      }
-      return ps;
-    } catch (SQLException e) {
-      ps.close();
-      throw e;
-    }
+    return StatusReads.prepare(c, database.times(), statement, at);
   }
 
   private long[] longs(Connection c, String statement, int columns, Instant... at)
       throws SQLException {
-    try (PreparedStatement ps = prepare(c, statement, at);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      long[] out = new long[columns];
-      for (int i = 0; i < columns; i++) {
-        out[i] = rs.getLong(i + 1);
-      }
-      return out;
-    }
-  }
-
-  private static Map<String, Long> grouped(Connection c, String statement) throws SQLException {
-    Map<String, Long> out = new LinkedHashMap<>();
-    try (PreparedStatement ps = c.prepareStatement(statement);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        out.put(rs.getString(1), rs.getLong(2));
-      }
-    }
-    return out;
+    return StatusReads.longs(c, database.times(), statement, columns, at);
   }
 
   private void bind(PreparedStatement ps, int i, Instant at) throws SQLException {
@@ -779,7 +672,6 @@ public final class SqlMaintenance implements Maintenance {
   }
 
   private Instant instant(ResultSet rs, int i) throws SQLException {
-    Long millis = database.times().getNullable(rs, i);
-    return millis == null ? null : Instant.ofEpochMilli(millis);
+    return StatusReads.instant(rs, database.times(), i);
   }
 }
