@@ -25,9 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * receive them, acknowledge them in one batch), each on a store without a listener (A) and on a
  * store with {@link OnceOnlyMetrics} on a {@code SimpleMeterRegistry} and its gauges sampled every
  * second (B; {@code gaugeSeconds=N} samples every N seconds instead, {@code gaugeSeconds=3600}
- * leaves the gauges out of a run), in the order A B B A, so that a drift of the shared machine
- * falls on both alike. Prints each phase's rate, the load average before and after, B's rate
- * relative to A's, and what one gauge sample costs at the end against a full status.
+ * leaves the gauges out of a run; {@code workloads=receipts} runs one), in the order A B B A, so
+ * that a drift of the shared machine falls on both alike. Prints each phase's rate, the load
+ * average before and after, B's rate relative to A's, and what one gauge sample costs at the end
+ * against a full status.
  *
  * <pre>
  * mvn -B -Pbench test-compile exec:exec -Dbench.main=dev.onceonly.bench.MetricsOverheadMain \
@@ -42,7 +43,9 @@ public final class MetricsOverheadMain {
     int seconds = Integer.parseInt(arguments.getOrDefault("seconds", "5"));
     long gaugeSeconds = Long.parseLong(arguments.getOrDefault("gaugeSeconds", "1"));
     System.out.println("load average before: " + load());
-    for (String workload : List.of("receipts", "queue")) {
+    List<String> workloads =
+        List.of(arguments.getOrDefault("workloads", "receipts,queue").split(","));
+    for (String workload : workloads) {
       Path plainFile = BenchDb.newFile();
       Path meteredFile = BenchDb.newFile();
       SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -8,6 +8,7 @@ import dev.onceonly.OnceOnly;
 import dev.onceonly.external.ClaimOutcome;
 import dev.onceonly.maintenance.Backlog;
 import dev.onceonly.maintenance.Maintenance;
+import dev.onceonly.maintenance.QueuePage;
 import dev.onceonly.maintenance.StoreStatus;
 import dev.onceonly.queue.Delivery;
 import dev.onceonly.queue.Message;
@@ -182,6 +183,113 @@ public class MaintenanceContract extends ContractSupport {
           .as("seed %d", seed)
           .isEqualTo(java.util.Arrays.stream(perMinute).boxed().toList());
     }
+  }
+
+  /**
+   * The queues page over generated rows, against a reference computed here: names that share a
+   * prefix, differ in case only, hold pattern characters or sort above ASCII, with messages in
+   * every state and dead letters (some queues have only dead letters); every page of three sizes,
+   * and the names holding a part. The order is the deepest first, then the most dead letters, then
+   * the name bytewise.
+   */
+  @Test
+  void queuePagesMatchAReferenceOverGeneratedNames() {
+    start();
+    long now = clock.millis();
+    List<String> pool =
+        List.of(
+            "a",
+            "A",
+            "a b",
+            "a%",
+            "a_",
+            "ab",
+            "b",
+            "z",
+            "\u00e4",
+            "\u65e5\u672c",
+            "q-1",
+            "q-10",
+            "q-2",
+            "%",
+            "_",
+            "it's");
+    for (long seed = 1; seed <= 4; seed++) {
+      exec("DELETE FROM onceonly_messages", "DELETE FROM onceonly_dead_letters");
+      java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+      Map<String, long[]> counts = new java.util.HashMap<>();
+      List<String> inserts = new ArrayList<>();
+      int messages = random.nextInt(0, 150);
+      for (int i = 0; i < messages; i++) {
+        String queue = pool.get(random.nextInt(pool.size()));
+        long at = now + random.nextLong(-3_600_000, 3_600_000);
+        int leased = random.nextInt(2);
+        counts.computeIfAbsent(queue, q -> new long[4])[at <= now ? 0 : leased == 1 ? 1 : 2]++;
+        inserts.add(
+            "INSERT INTO onceonly_messages (queue, message_key, fingerprint, payload, deliver_at,"
+                + " leased, created_at) VALUES ("
+                + literal(queue)
+                + ", 'm-"
+                + i
+                + "', 'f', '{}', "
+                + timeLiteral(at)
+                + ", "
+                + leased
+                + ", "
+                + timeLiteral(now)
+                + ")");
+      }
+      int dead = random.nextInt(0, 40);
+      for (int i = 0; i < dead; i++) {
+        String queue = pool.get(random.nextInt(pool.size()));
+        counts.computeIfAbsent(queue, q -> new long[4])[3]++;
+        inserts.add(
+            "INSERT INTO onceonly_dead_letters (queue, message_key, fingerprint, payload, attempts,"
+                + " created_at, dead_at) VALUES ("
+                + literal(queue)
+                + ", 'd-"
+                + i
+                + "', 'f', '{}', 1, "
+                + timeLiteral(now)
+                + ", "
+                + timeLiteral(now)
+                + ")");
+      }
+      if (!inserts.isEmpty()) {
+        exec(inserts.toArray(String[]::new));
+      }
+      List<QueuePage.Queue> reference = new ArrayList<>();
+      counts.forEach(
+          (q, c) ->
+              reference.add(
+                  new QueuePage.Queue(q, new StoreStatus.QueueCounts(c[0], c[1], c[2]), c[3])));
+      reference.sort(
+          java.util.Comparator.comparingLong((QueuePage.Queue q) -> -q.depth())
+              .thenComparingLong(q -> -q.deadLetters())
+              .thenComparing(
+                  q -> q.name().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                  java.util.Arrays::compareUnsigned));
+      for (int limit : new int[] {1, 3, 100}) {
+        for (int offset = 0; offset <= reference.size(); offset += limit) {
+          QueuePage page = once.maintenance().queues("", offset, limit);
+          assertThat(page.total()).as("seed %d", seed).isEqualTo(reference.size());
+          assertThat(page.queues())
+              .as("seed %d, offset %d, limit %d", seed, offset, limit)
+              .isEqualTo(reference.subList(offset, Math.min(reference.size(), offset + limit)));
+        }
+      }
+      for (String part : List.of("a", "A", "%", "_", "q-1", "\u65e5", "'", "zz")) {
+        List<QueuePage.Queue> holding =
+            reference.stream().filter(q -> q.name().contains(part)).toList();
+        QueuePage page = once.maintenance().queues(part, 0, 100);
+        assertThat(page.total()).as("seed %d, part %s", seed, part).isEqualTo(holding.size());
+        assertThat(page.queues()).as("seed %d, part %s", seed, part).isEqualTo(holding);
+      }
+    }
+  }
+
+  private static String literal(String text) {
+    return "'" + text.replace("'", "''") + "'";
   }
 
   @Test

@@ -153,13 +153,26 @@ final class MaintenanceStatements {
             + "messages WHERE queue = ? AND leased = 1 AND deliver_at > ?"
             + " ORDER BY deliver_at, id LIMIT ?";
 
-    // Every queue that holds a message or a dead letter, grouped from the indexes messages_due,
-    // messages_leased and the dead letters' key; the database sorts the groups and cuts the page.
+    // Every queue that holds a message or a dead letter. The names are found one index seek after
+    // the other (a loose index scan: the next name is the first above the last one), on
+    // messages_due and on the dead letters' key, both led by the queue: Q queues cost about 2Q
+    // seeks however many messages they hold, where a UNION of the two tables' queue columns read
+    // and sorted every message's queue (on PostgreSQL an external sort, 15 s at 10 million).
+    // The counts are grouped from the indexes messages_due, messages_leased and the dead letters'
+    // key; the database sorts the groups and cuts the page.
     // Parameters: now, now, (name part), limit, offset.
+    String withNames =
+        "WITH RECURSIVE "
+            + nextName("mq", p + "messages")
+            + ", "
+            + nextName("dq", p + "dead_letters")
+            + " ";
     String names =
-        "(SELECT queue FROM " + p + "messages UNION SELECT queue FROM " + p + "dead_letters) q";
+        "(SELECT queue FROM mq WHERE queue IS NOT NULL"
+            + " UNION SELECT queue FROM dq WHERE queue IS NOT NULL) q";
     String pageOf =
-        "SELECT q.queue, COALESCE(m.due, 0), COALESCE(l.leased, 0), COALESCE(m.depth, 0),"
+        withNames
+            + "SELECT q.queue, COALESCE(m.due, 0), COALESCE(l.leased, 0), COALESCE(m.depth, 0),"
             + " COALESCE(d.dead, 0) FROM "
             + names
             + " LEFT JOIN (SELECT queue, SUM(CASE WHEN deliver_at <= ? THEN 1 ELSE 0 END) AS due,"
@@ -177,7 +190,27 @@ final class MaintenanceStatements {
     String named = " WHERE " + dialect.contains("q.queue");
     queuePage = pageOf + deepest;
     queuePageNamed = pageOf + named + deepest;
-    countQueues = "SELECT COUNT(*) FROM " + names;
+    countQueues = withNames + "SELECT COUNT(*) FROM " + names;
     countQueuesNamed = countQueues + named;
+  }
+
+  /**
+   * {@return a recursive common table {@code name(queue)} of the distinct queue names of {@code
+   * table}, in order, ending with one null (the only row when the table is empty)}: the first is
+   * the smallest name, each step one seek for the first name above the last, on an index led by
+   * {@code queue}.
+   */
+  private static String nextName(String name, String table) {
+    String next = "(SELECT t.queue FROM " + table + " t WHERE t.queue > " + name + ".queue";
+    return name
+        + "(queue) AS (SELECT MIN(queue) FROM "
+        + table
+        + " UNION ALL SELECT "
+        + next
+        + " ORDER BY t.queue LIMIT 1) FROM "
+        + name
+        + " WHERE "
+        + name
+        + ".queue IS NOT NULL)";
   }
 }
