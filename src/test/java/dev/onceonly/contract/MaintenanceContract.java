@@ -269,6 +269,13 @@ public class MaintenanceContract extends ContractSupport {
               .thenComparing(
                   q -> q.name().getBytes(java.nio.charset.StandardCharsets.UTF_8),
                   java.util.Arrays::compareUnsigned));
+      // the overview's page, taken from a status, is the database's first page
+      StoreStatus status = once.maintenance().status();
+      for (int limit : new int[] {1, 3, 100}) {
+        assertThat(QueuePage.deepestOf(status, limit))
+            .as("seed %d, limit %d", seed, limit)
+            .isEqualTo(once.maintenance().queues("", 0, limit));
+      }
       for (int limit : new int[] {1, 3, 100}) {
         for (int offset = 0; offset <= reference.size(); offset += limit) {
           QueuePage page = once.maintenance().queues("", offset, limit);
